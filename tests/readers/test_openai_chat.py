@@ -1,0 +1,112 @@
+"""Reader openai-chat: detection, every applicable rule, negative controls."""
+
+from __future__ import annotations
+
+import pytest
+from support import FIXTURES, detected, findings, text_findings
+
+DIR = FIXTURES / "openai-chat"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "clean-parallel-tools.json",
+        "clean-fine-tuning.jsonl",
+        "damaged-fine-tuning.jsonl",
+        "damaged-tool-pairing.json",
+        "damaged-turns.json",
+        "legacy-function-call.json",
+        "pending-tool-call.jsonl",
+    ],
+)
+def test_detects_every_shape(name: str) -> None:
+    assert detected(DIR / name) == "openai-chat"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"type": "human", "data": {"content": "hi"}}]',  # LangChain messages_to_dict
+        '{"conversations": [{"from": "human", "value": "hi"}]}',  # ShareGPT
+        '[{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}]',  # Responses items
+        '[{"role": "model", "parts": [{"text": "hi"}]}]',  # Gemini Content[]
+        '[{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}]',
+        '{"name": "pkg", "version": "1.0.0", "type": "module"}',
+    ],
+)
+def test_does_not_claim_look_alikes(tmp_path, text: str) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    assert detected(path) != "openai-chat"
+
+
+def test_clean_files_have_no_findings() -> None:
+    assert findings(DIR / "clean-parallel-tools.json") == []
+    assert findings(DIR / "clean-fine-tuning.jsonl") == []
+
+
+def test_reply_mentioning_a_placeholder_is_not_one() -> None:
+    # clean-parallel-tools.json line 11 says "...once answered (request timeout), but..."
+    assert "(request timeout)" in (DIR / "clean-parallel-tools.json").read_text()
+    assert findings(DIR / "clean-parallel-tools.json") == []
+
+
+def test_trailing_pending_call_is_info_not_damage() -> None:
+    assert findings(DIR / "pending-tool-call.jsonl") == [("TD306", 2, "/tool_calls/0")]
+
+
+def test_tool_pairing_damage() -> None:
+    assert findings(DIR / "damaged-tool-pairing.json") == [
+        ("TD304", 9, "/4"),
+        ("TD303", 10, "/5"),
+        ("TD302", 11, "/6"),
+        ("TD305", 13, "/7/tool_calls/0"),
+    ]
+
+
+def test_turn_damage() -> None:
+    assert findings(DIR / "damaged-turns.json") == [
+        ("TD103", 4, "/messages/1"),
+        ("TD403", 6, "/messages/3"),
+        ("TD201", 7, "/messages/4"),
+        ("TD102", 9, "/messages/6/content/0"),
+    ]
+
+
+def test_fine_tuning_damage_names_the_line_and_message() -> None:
+    assert findings(DIR / "damaged-fine-tuning.jsonl") == [("TD301", 3, "/messages/1/tool_calls/0")]
+
+
+def test_legacy_function_calls_pair_by_adjacency_and_say_so() -> None:
+    from support import records
+
+    (found,) = records(DIR / "legacy-function-call.json")
+    assert (found["rule"], found["line"], found["pointer"]) == ("TD301", 7, "/5/function_call")
+    assert "paired by adjacency and name" in str(found["message"])
+
+
+def test_unanswered_call_before_a_user_message_is_td301() -> None:
+    text = (
+        '[{"role":"user","content":"go"},'
+        '{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},'
+        '{"role":"user","content":"next"}]'
+    )
+    assert text_findings("x.json", text) == [("TD301", 1, "/1/tool_calls/0")]
+
+
+def test_final_text_without_trailing_whitespace_is_clean() -> None:
+    text = '[{"role":"user","content":"hi"},{"role":"assistant","content":"Hello."}]'
+    assert text_findings("x.json", text) == []
+
+
+def test_wrong_field_types_do_not_crash() -> None:
+    text = (
+        '[{"role":"user","content":"hi"},'
+        '{"role":"assistant","content":null,"tool_calls":"oops"},'
+        '{"role":"assistant","content":null,"tool_calls":[{"id":null,"function":"x"}]},'
+        '{"role":"tool","tool_call_id":5,"content":"x"}]'
+    )
+    result = text_findings("x.json", text, reader="openai-chat")
+    assert ("TD103", 1, "/1") in result
+    assert ("TD302", 1, "/3") in result

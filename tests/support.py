@@ -1,0 +1,77 @@
+"""Helpers shared by the tests: lint a file or text through the engine, run the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+from transcript_doctor import catalog, engine
+from transcript_doctor.checks import Selection
+from transcript_doctor.reporters import record
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+
+
+@cache
+def _catalog() -> catalog.Catalog:
+    return catalog.load()
+
+
+def lint_bytes(
+    name: str, data: bytes, reader: str | None = None, select: tuple[str, ...] = ("ALL",)
+) -> engine.FileReport:
+    options = engine.Options(Selection.build(select), _catalog(), reader)
+    return engine.lint_bytes(name, data, options)
+
+
+def records(
+    path: Path | str, reader: str | None = None, select: tuple[str, ...] = ("ALL",)
+) -> list[dict[str, object]]:
+    """The ``-o json`` objects for one file."""
+    path = Path(path)
+    report = lint_bytes(str(path), path.read_bytes(), reader, select)
+    assert report.error is None, report.error
+    return [record(report, f) for f in report.findings]
+
+
+def findings(
+    path: Path | str, reader: str | None = None, select: tuple[str, ...] = ("ALL",)
+) -> list[tuple[str, int, str | None]]:
+    """``(rule, line, pointer)`` of every finding: what most tests assert exactly."""
+    return [(str(r["rule"]), int(r["line"]), r["pointer"]) for r in records(path, reader, select)]  # type: ignore[arg-type]
+
+
+def text_findings(name: str, text: str, reader: str | None = None) -> list[tuple[str, int, str | None]]:
+    report = lint_bytes(name, text.encode(), reader)
+    assert report.error is None, report.error
+    return [(f.finding.rule.code, f.origin.line, f.origin.pointer) for f in report.findings]
+
+
+def detected(path: Path | str) -> str | None:
+    from transcript_doctor import readers
+    from transcript_doctor.source import NotJson, sniff
+
+    path = Path(path)
+    try:
+        claim = readers.detect(sniff(str(path), path.read_bytes()))
+    except NotJson:
+        return None
+    return claim[1].reader if claim else None
+
+
+def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """Run the installed CLI for real: exit codes and streams as a user sees them."""
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "TERM": "dumb"}
+    return subprocess.run(
+        [sys.executable, "-m", "transcript_doctor", *args],
+        input=stdin.decode() if stdin is not None else None,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )

@@ -1,0 +1,121 @@
+"""The placeholder catalog: valid data, every spec string present, clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from transcript_doctor import catalog
+
+RULES = Path(catalog.rules_dir())  # type: ignore[arg-type]
+
+
+def test_catalog_is_shipped_and_valid() -> None:
+    schema = json.loads((RULES / "catalog.schema.json").read_text())
+    data = json.loads((RULES / "placeholders.json").read_text())
+    jsonschema.Draft7Validator(schema).validate(data)
+    assert len(catalog.load().markers) == len(data["markers"])
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "vendor"),
+    [
+        ("(request timeout)", "placeholder", "qwen-code"),
+        ("(empty content)", "placeholder", "qwen-code"),
+        ("[The previous response was interrupted before it completed.]", "interruption", "gemini-cli"),
+        (
+            "[Tool execution limit reached after 7 steps. The model continued requesting tool calls beyond the limit.]",
+            "placeholder",
+            "neurolink",
+        ),
+        (
+            "I gathered information across 1 tool call but reached the 5-step limit for a single turn before I could "
+            "finish. Please narrow the request or break it into smaller asks and I'll continue.",
+            "placeholder",
+            "neurolink",
+        ),
+        (
+            "I reached the 5-step limit for a single turn before I could finish. Please narrow the request or break "
+            "it into smaller asks and I'll continue.",
+            "placeholder",
+            "neurolink",
+        ),
+        ("No response requested.", "placeholder", "claude-code"),
+        ("(no content)", "placeholder", "claude-code"),
+        ("[Response interrupted by API Error]", "partial-suffix", "cline"),
+        ("[System: Empty message content sanitised to satisfy protocol]", "placeholder", "litellm"),
+    ],
+)
+def test_spec_strings_match_whole_turns(text: str, kind: str, vendor: str) -> None:
+    marker = catalog.load().whole_match(text, harness_written=False)
+    assert marker is not None
+    assert (marker.kind, marker.vendor) == (kind, vendor)
+
+
+def test_harness_only_markers_need_the_vendor_flag() -> None:
+    loaded = catalog.load()
+    assert loaded.whole_match("API Error: 400 {}", harness_written=False) is None
+    marker = loaded.whole_match("API Error: 400 {}", harness_written=True)
+    assert marker is not None and marker.id == "claude-code-api-error"
+
+
+def test_mentions_are_not_whole_matches() -> None:
+    loaded = catalog.load()
+    assert loaded.whole_match("The endpoint returned (request timeout) once.", False) is None
+    assert loaded.distinctive_in("The endpoint returned (request timeout) once.") is None
+
+
+def test_distinctive_markers_are_found_inside_longer_text() -> None:
+    hit = catalog.load().distinctive_in("Done. [The previous response was interrupted before it completed.]")
+    assert hit is not None and hit[0].id == "gemini-cli-interrupted-response"
+
+
+def test_cline_suffix_is_a_partial_marker_not_a_distinctive_one() -> None:
+    loaded = catalog.load()
+    text = "Let me check the\n\n[Response interrupted by API Error]"
+    assert loaded.distinctive_in(text) is None
+    marker = loaded.partial_suffix(text)
+    assert marker is not None and marker.id == "cline-interrupted-api-error"
+
+
+def test_extra_catalog_is_validated_with_a_clear_error(tmp_path) -> None:
+    bad = tmp_path / "mine.json"
+    bad.write_text(
+        json.dumps({"markers": [{"id": "x", "kind": "placeholder", "vendor": "me", "source": "me"}]})
+    )
+    with pytest.raises(catalog.CatalogError, match=r"mine\.json: invalid entry at markers/0"):
+        catalog.load((bad,))
+
+
+def test_extra_catalog_pattern_must_match_its_example(tmp_path) -> None:
+    bad = tmp_path / "mine.json"
+    entry = {
+        "id": "x",
+        "kind": "placeholder",
+        "pattern": "a+",
+        "example": "b",
+        "distinctive": False,
+        "vendor": "me",
+        "source": "me",
+    }
+    bad.write_text(json.dumps({"markers": [entry]}))
+    with pytest.raises(catalog.CatalogError, match="does not match its example"):
+        catalog.load((bad,))
+
+
+def test_extra_catalog_adds_markers(tmp_path) -> None:
+    good = tmp_path / "mine.json"
+    entry = {
+        "id": "mine",
+        "kind": "placeholder",
+        "text": "[no reply]",
+        "distinctive": True,
+        "vendor": "me",
+        "source": "our harness",
+    }
+    good.write_text(json.dumps({"markers": [entry]}))
+    marker = catalog.load((good,)).whole_match("[no reply]", False)
+    assert marker is not None and marker.vendor == "me"

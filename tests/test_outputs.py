@@ -1,0 +1,30 @@
+"""Snapshots of what people read and tools parse, over every shipped fixture."""
+
+from __future__ import annotations
+
+from support import cli
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+
+class Text(SingleFileSnapshotExtension):
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+
+
+def test_json_output(snapshot) -> None:
+    result = cli("lint", "-o", "json", "fixtures")
+    assert result.returncode == 1
+    assert result.stderr == ""
+    assert result.stdout == snapshot(extension_class=Text)
+
+
+def test_concise_output(snapshot) -> None:
+    result = cli("lint", "-o", "concise", "fixtures")
+    assert result.returncode == 1
+    assert result.stdout == snapshot(extension_class=Text)
+
+
+def test_full_output(snapshot) -> None:
+    result = cli("lint", "fixtures/openai-chat")
+    assert result.returncode == 1
+    assert result.stdout == snapshot(extension_class=Text)

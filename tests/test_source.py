@@ -1,0 +1,96 @@
+"""Byte-level reading: line splitting, container sniffing, TD001 diagnoses."""
+
+from __future__ import annotations
+
+import pytest
+
+from transcript_doctor import jsonspan
+from transcript_doctor.source import Container, NotJson, sniff
+
+
+def test_jsonl_lines_keep_exact_spans_with_crlf_and_blank_lines() -> None:
+    data = b'{"a":1}\r\n\n{"b":2}\n{"c":3}'
+    source = sniff("x.jsonl", data)
+    assert [(ln.index, ln.number, data[ln.start : ln.end]) for ln in source.lines] == [
+        (0, 1, b'{"a":1}'),
+        (1, 3, b'{"b":2}'),
+        (2, 4, b'{"c":3}'),
+    ]
+
+
+def test_unicode_line_separators_do_not_split_records() -> None:
+    data = '{"t":"a\u2028b\x85c"}\n{"t":"d"}\n'.encode()
+    source = sniff("x.jsonl", data)
+    assert [source.record(ln) for ln in source.lines] == [{"t": "a\u2028b\x85c"}, {"t": "d"}]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "container"),
+    [
+        ("a.json", b'[{"role":"user"}]', Container.JSON),
+        ("a.jsonl", b'{"a":1}\n', Container.JSONL),
+        ("a.txt", b'{"a":1}\n{"b":2}\n', Container.JSONL),
+        ("a.json", b'{"a":1}\n{"b":2}\n', Container.JSONL),
+        ("a", b'{"a":1}', Container.JSON),
+    ],
+)
+def test_container_sniffing(name: str, data: bytes, container: Container) -> None:
+    assert sniff(name, data).container is container
+
+
+@pytest.mark.parametrize("data", [b"# readme", b"", b"\x00\x01\x02", b"name: x\n"])
+def test_non_json_is_not_a_transcript(data: bytes) -> None:
+    with pytest.raises(NotJson):
+        sniff("a.json", data)
+
+
+def _errors(data: bytes) -> list[tuple[int, str, str | None]]:
+    source = sniff("x.jsonl", data)
+    for line in source.lines:
+        source.record(line)
+    return [(e.line, e.message, e.repair) for e in source.errors]
+
+
+def test_torn_final_line_can_be_dropped() -> None:
+    assert _errors(b'{"a":1}\n{"b":2}\n{"c":') == [
+        (3, "torn final line (invalid JSON: Expecting value at column 6)", "drop")
+    ]
+
+
+def test_glued_stub_can_be_split_off() -> None:
+    source = sniff("x.jsonl", b'{"type":"pr-link","prNu{"parentUuid":null,"uuid":"u1"}\n{"a":1}\n')
+    values = [source.record(line) for line in source.lines]
+    assert values == [{"parentUuid": None, "uuid": "u1"}, {"a": 1}]
+    (error,) = source.errors
+    assert (error.line, error.repair, error.keep_from) == (1, "split", len(b'{"type":"pr-link","prNu'))
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"a":"\x00\x00"}', "NUL bytes in the record (the file was damaged by a crash)"),
+        (b'{"a":"\xff"}', "invalid UTF-8 at byte 6 of the record"),
+        (b'{"a":NaN}', "NaN or Infinity, which JSON does not allow"),
+        (b'{"a":"\\ud800"}', "a lone surrogate escape, which is not valid Unicode"),
+    ],
+)
+def test_mid_file_damage_is_diagnosed_and_not_fixable(line: bytes, message: str) -> None:
+    assert _errors(line + b'\n{"ok":1}\n') == [(1, message, None)]
+
+
+def test_bom_is_reported_but_the_record_still_reads() -> None:
+    source = sniff("x.jsonl", b'\xef\xbb\xbf{"a":1}\n{"b":2}\n')
+    assert [source.record(line) for line in source.lines] == [{"a": 1}, {"b": 2}]
+    assert [(e.line, e.repair) for e in source.errors] == [(1, None)]
+    document = sniff("x.json", b'\xef\xbb\xbf[{"a":1}]')
+    assert document.value == [{"a": 1}]
+    assert [(e.line, e.repair) for e in document.errors] == [(1, None)]
+
+
+def test_spans_resolve_pointers_to_lines() -> None:
+    data = b'{\n  "messages": [\n    {"a": 1},\n    {"b": [1, {"c/d": "x"}]}\n  ]\n}'
+    root = jsonspan.index(data)
+    span = jsonspan.resolve(root, "/messages/1/b/1/c~1d")
+    assert data[span.start : span.end] == b'"x"'
+    assert jsonspan.line_of(data, jsonspan.resolve(root, "/messages/1").start) == 4
+    assert jsonspan.join("messages", 1, "c/d", "~") == "/messages/1/c~1d/~0"

@@ -1,0 +1,150 @@
+"""The placeholder and interruption-marker catalog: vendor strings as data, not code.
+
+Vendors add and rename their filler strings with every release; keeping them in
+``rules/placeholders.json`` (validated against ``rules/catalog.schema.json``) lets a user
+extend the list without a release and keeps the checks free of vendor knowledge.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
+
+PLACEHOLDER = "placeholder"
+INTERRUPTION = "interruption"
+PARTIAL_SUFFIX = "partial-suffix"
+
+
+class CatalogError(Exception):
+    """A catalog file that cannot be used; the message names the file and the entry."""
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    id: str
+    kind: str
+    text: str | None
+    pattern: re.Pattern[str] | None
+    distinctive: bool
+    harness_only: bool
+    vendor: str
+    source: str
+
+    def matches(self, stripped: str) -> bool:
+        if self.text is not None:
+            return stripped == self.text
+        assert self.pattern is not None
+        return self.pattern.fullmatch(stripped) is not None
+
+    def find(self, text: str) -> str | None:
+        """The marker as it occurs inside ``text``, or None."""
+        if self.text is not None:
+            return self.text if self.text in text else None
+        assert self.pattern is not None
+        found = self.pattern.search(text)
+        return found.group() if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    markers: tuple[Marker, ...]
+
+    def whole_match(self, stripped: str, harness_written: bool) -> Marker | None:
+        """The marker that is this whole (trimmed) text, if any."""
+        for marker in self.markers:
+            if marker.harness_only and not harness_written:
+                continue
+            if marker.matches(stripped):
+                return marker
+        return None
+
+    def distinctive_in(self, text: str) -> tuple[Marker, str] | None:
+        """A distinctive marker inside a text, with the words that matched (TD203)."""
+        for marker in self.markers:
+            if marker.distinctive and marker.kind != PARTIAL_SUFFIX:
+                found = marker.find(text)
+                if found is not None:
+                    return marker, found
+        return None
+
+    def partial_suffix(self, text: str) -> Marker | None:
+        """A vendor's partial-turn marker that ends this text (TD101)."""
+        tail = text.rstrip()
+        for marker in self.markers:
+            if marker.kind == PARTIAL_SUFFIX and marker.text and tail.endswith(marker.text):
+                return marker
+        return None
+
+
+def rules_dir() -> Traversable:
+    """``rules/`` as shipped inside the wheel, or beside the package in a checkout."""
+    shipped = files("transcript_doctor") / "rules"
+    if shipped.is_dir():
+        return shipped
+    return Path(__file__).resolve().parent.parent / "rules"
+
+
+@cache
+def _schema() -> Any:
+    return orjson.loads((rules_dir() / "catalog.schema.json").read_bytes())
+
+
+def parse(data: bytes, name: str) -> tuple[Marker, ...]:
+    """Validate one catalog document against the schema and compile its markers."""
+    import jsonschema  # slow to import; only needed once markers are loaded
+
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise CatalogError(f"{name}: not valid JSON ({exc})") from None
+    validator = jsonschema.Draft7Validator(_schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise CatalogError(f"{name}: invalid entry at {where}: {error.message}")
+    markers = []
+    for entry in document["markers"]:
+        try:
+            pattern = re.compile(entry["pattern"]) if "pattern" in entry else None
+        except re.error as exc:
+            raise CatalogError(f"{name}: marker {entry['id']}: bad pattern: {exc}") from None
+        if pattern is not None and not pattern.fullmatch(entry["example"]):
+            raise CatalogError(f"{name}: marker {entry['id']}: pattern does not match its example")
+        markers.append(
+            Marker(
+                id=entry["id"],
+                kind=entry["kind"],
+                text=entry.get("text"),
+                pattern=pattern,
+                distinctive=entry["distinctive"],
+                harness_only=entry.get("harness_only", False),
+                vendor=entry["vendor"],
+                source=entry["source"],
+            )
+        )
+    return tuple(markers)
+
+
+def load(extra: tuple[Path, ...] = ()) -> Catalog:
+    """The built-in catalog plus any ``extend-catalog`` files, each validated."""
+    markers = list(parse((rules_dir() / "placeholders.json").read_bytes(), "placeholders.json"))
+    for path in extra:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
+        markers.extend(parse(data, str(path)))
+    return Catalog(tuple(markers))

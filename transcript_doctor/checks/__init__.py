@@ -1,0 +1,107 @@
+"""The rule registry: one module per rule, each with its ``RULE`` and ``check``.
+
+A new rule is a new module listed here plus its doc in ``rules/docs/``; the engine never
+changes for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import import_module
+
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Finding, Rule
+
+_MODULES = (
+    "unparseable_record",
+    "unknown_layout",
+    "abandoned_partial_turn",
+    "trailing_whitespace_final_assistant",
+    "empty_turn",
+    "unreplied_tool_response",
+    "placeholder_reply",
+    "interruption_placeholder",
+    "parroted_placeholder",
+    "unanswered_tool_call",
+    "orphan_tool_result",
+    "duplicate_tool_result",
+    "displaced_tool_result",
+    "duplicate_tool_call_id",
+    "pending_tool_call",
+    "missing_thought_signature",
+    "invalid_thinking_signature",
+    "duplicated_user_turn",
+    "broken_parent_chain",
+)
+
+Check = Callable[[Context], Iterator[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    rule: Rule
+    check: Check | None
+
+
+@cache
+def registry() -> tuple[Registered, ...]:
+    entries = []
+    for name in _MODULES:
+        module = import_module(f"{__name__}.{name}")
+        entries.append(Registered(module.RULE, module.check))
+    return tuple(sorted(entries, key=lambda e: e.rule.code))
+
+
+def rules() -> tuple[Rule, ...]:
+    return tuple(entry.rule for entry in registry())
+
+
+def find(key: str) -> Rule | None:
+    """A rule by code or name (case-insensitive code)."""
+    for rule in rules():
+        if key.upper() == rule.code or key.lower() == rule.name:
+            return rule
+    return None
+
+
+class SelectionError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which rules run, from ``--select``/``--extend-select``/``--ignore`` (ruff semantics)."""
+
+    enabled: frozenset[str]
+
+    @classmethod
+    def build(
+        cls,
+        select: Iterable[str] = ("ALL",),
+        extend_select: Iterable[str] = (),
+        ignore: Iterable[str] = (),
+    ) -> Selection:
+        chosen = _expand(select) | _expand(extend_select)
+        return cls(frozenset(chosen - _expand(ignore)))
+
+    def __contains__(self, rule: Rule) -> bool:
+        return rule.code in self.enabled
+
+
+def _expand(keys: Iterable[str]) -> set[str]:
+    codes: set[str] = set()
+    every = rules()
+    for raw in keys:
+        key = raw.strip()
+        if not key:
+            continue
+        if key.upper() == "ALL":
+            codes.update(r.code for r in every)
+            continue
+        matched = {r.code for r in every if r.code.startswith(key.upper()) or r.name == key.lower()}
+        if not matched:
+            raise SelectionError(f"unknown rule selector {key!r}")
+        codes |= matched
+    return codes

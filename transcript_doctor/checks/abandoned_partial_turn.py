@@ -1,0 +1,46 @@
+"""TD101 abandoned-partial-turn: the history ends with a turn that died mid-stream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import RemoveMessage
+from transcript_doctor.checks.context import Context
+from transcript_doctor.checks.turns import abandoned_partials, last_turn
+from transcript_doctor.model import Finding, Role, Rule, Severity
+
+RULE = Rule(
+    "TD101",
+    "abandoned-partial-turn",
+    Severity.ERROR,
+    "The replayed history ends with assistant output from a turn that died mid-stream.",
+    "remove the partial assistant record(s); keep the notices",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation in ctx.conversations:
+        partials = abandoned_partials(conversation)
+        for message in partials:
+            yield Finding(
+                RULE,
+                message.origin,
+                "the history ends with a partial assistant turn abandoned before an error or "
+                f"interrupted notice; every retry replays it{ctx.where(conversation)}",
+                RemoveMessage(message),
+            )
+        if partials:
+            continue
+        final = last_turn(conversation)
+        if final is None or final.role is not Role.ASSISTANT:
+            continue
+        text = final.visible_text
+        marker = ctx.catalog.partial_suffix(text)
+        if marker and marker.text != text.strip():
+            yield Finding(
+                RULE,
+                final.origin,
+                f"the history ends with a partial assistant turn marked {ctx.quote(marker.text or '')} "
+                f"({marker.vendor}); every retry replays it{ctx.where(conversation)}",
+                RemoveMessage(final),
+            )

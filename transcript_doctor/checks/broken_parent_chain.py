@@ -1,0 +1,29 @@
+"""TD404 broken-parent-chain: a parent link to a record that is not in the file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import Relink
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Finding, Rule, Severity
+
+RULE = Rule(
+    "TD404",
+    "broken-parent-chain",
+    Severity.WARNING,
+    "A record whose parent link names a record that is not in the file, so resume drops everything before it.",
+    "re-link it to the nearest preceding record of the same chain",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation in ctx.conversations:
+        for link in conversation.broken_links:
+            yield Finding(
+                RULE,
+                link.origin,
+                f"parent {link.missing} is not in the file; resume silently drops everything "
+                f"before this record{ctx.where(conversation)}",
+                Relink(link),
+            )

@@ -1,0 +1,57 @@
+"""What a check sees: one read file, the catalog, and analyses shared between rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from transcript_doctor.catalog import Catalog
+from transcript_doctor.model import Conversation, Origin
+from transcript_doctor.readers.base import Transcript
+
+T = TypeVar("T")
+EXCERPT = 40
+
+
+class Context:
+    def __init__(self, transcript: Transcript, catalog: Catalog, redact: bool = False) -> None:
+        self.transcript = transcript
+        self.catalog = catalog
+        self.redact = redact
+        self._memo: dict[tuple[int, Callable[..., object]], object] = {}
+
+    @property
+    def conversations(self) -> list[Conversation]:
+        return self.transcript.conversations
+
+    def shared(self, analysis: Callable[[Conversation], T], conversation: Conversation) -> T:
+        """Run an analysis once per conversation, however many rules read it."""
+        key = (id(conversation), analysis)
+        if key not in self._memo:
+            self._memo[key] = analysis(conversation)
+        return self._memo[key]  # type: ignore[return-value]
+
+    def line(self, origin: Origin) -> int:
+        """The line of an origin, resolving single-document pointers on demand."""
+        if origin.line or origin.pointer is None:
+            return origin.line
+        return self.transcript.source.line_at(origin.pointer)
+
+    def place(self, origin: Origin) -> str:
+        """How a message refers to another element: its line, and where inside a JSONL line."""
+        if origin.line and origin.pointer:
+            return f"line {origin.line} at {origin.pointer}"
+        return f"line {self.line(origin)}"
+
+    def quote(self, text: str) -> str:
+        """A short, visibly truncated excerpt: sessions hold secrets, findings get shared."""
+        if self.redact:
+            return "(redacted)"
+        flat = " ".join(text.split())
+        if len(flat) > EXCERPT:
+            flat = flat[: EXCERPT - 1] + "…"
+        return '"' + flat + '"'
+
+    def where(self, conversation: Conversation) -> str:
+        """A suffix naming the conversation when a file holds several."""
+        return f" ({conversation.label})" if conversation.label else ""

@@ -1,0 +1,32 @@
+"""TD304 displaced-tool-result: a result that is not right after its call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import MoveResult
+from transcript_doctor.checks import pairing
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Finding, Rule, Severity
+
+RULE = Rule(
+    "TD304",
+    "displaced-tool-result",
+    Severity.ERROR,
+    "A tool result that exists but not in the message right after its call.",
+    "move the result to directly after its call",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation in ctx.conversations:
+        for moved in ctx.shared(pairing.analyse, conversation).displaced:
+            call, how = pairing.label(moved.part)
+            assert moved.call is not None
+            yield Finding(
+                RULE,
+                moved.part.origin,
+                f"result for {call} is not in the message right after its call at "
+                f"{ctx.place(moved.call.part.origin)}{how}{ctx.where(conversation)}",
+                MoveResult(moved.message, moved.part, moved.call.message),
+            )

@@ -1,0 +1,32 @@
+"""TD303 duplicate-tool-result: more than one result for one call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import RemoveResult
+from transcript_doctor.checks import pairing
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Finding, Rule, Severity
+
+RULE = Rule(
+    "TD303",
+    "duplicate-tool-result",
+    Severity.ERROR,
+    "More than one result for one tool call in the replayed history.",
+    "keep the first result, remove the others",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation in ctx.conversations:
+        for extra in ctx.shared(pairing.analyse, conversation).duplicates:
+            call, how = pairing.label(extra.part)
+            assert extra.call is not None
+            yield Finding(
+                RULE,
+                extra.part.origin,
+                f"another result for {call}, which was answered already; the call at "
+                f"{ctx.place(extra.call.part.origin)} gets two responses{how}{ctx.where(conversation)}",
+                RemoveResult(extra.message, extra.part),
+            )

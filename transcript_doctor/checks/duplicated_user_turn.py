@@ -1,0 +1,40 @@
+"""TD403 duplicated-user-turn: a user turn the harness recorded twice."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import RemoveDuplicate
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Finding, Message, Role, Rule, Severity
+
+RULE = Rule(
+    "TD403",
+    "duplicated-user-turn",
+    Severity.WARNING,
+    "The same user message recorded twice in a row by the harness (same content and id/timestamp, or a byte copy).",
+    "remove the later copy",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation in ctx.conversations:
+        previous: Message | None = None
+        for message in conversation.messages:
+            if message.role is Role.NOTICE:
+                continue
+            if (
+                previous is not None
+                and message.role is Role.USER
+                and previous.role is Role.USER
+                and message.dup_key is not None
+                and message.dup_key == previous.dup_key
+            ):
+                yield Finding(
+                    RULE,
+                    message.origin,
+                    f"user turn repeats the one at {ctx.place(previous.origin)} exactly (same content "
+                    f"and identity): the harness recorded it twice{ctx.where(conversation)}",
+                    RemoveDuplicate(message),
+                )
+            previous = message

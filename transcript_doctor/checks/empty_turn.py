@@ -1,0 +1,54 @@
+"""TD103 empty-turn: an assistant turn with nothing in it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import RemoveMessage
+from transcript_doctor.checks.context import Context
+from transcript_doctor.checks.turns import abandoned_partials
+from transcript_doctor.model import Finding, Message, PartKind, Role, Rule, Severity
+
+RULE = Rule(
+    "TD103",
+    "empty-turn",
+    Severity.ERROR,
+    "An assistant turn with no content, only empty or whitespace text, or (Claude Code) only thinking blocks.",
+    "remove the turn",
+)
+
+
+def emptiness(message: Message, thinking_only_is_empty: bool) -> str | None:
+    """Why the turn is empty, or None if anything in it counts as content."""
+    if not message.parts:
+        return "has no content"
+    thinking = False
+    for part in message.parts:
+        if part.kind is PartKind.TEXT:
+            if part.text.strip():
+                return None
+        elif part.kind is PartKind.THINKING:
+            if not thinking_only_is_empty and (part.signature or part.text.strip()):
+                return None
+            thinking = True
+        else:
+            return None  # a tool call, media or any other block is content
+    if thinking and thinking_only_is_empty:
+        return "holds only thinking blocks (a cancelled stream's fragment)"
+    return "holds only empty or whitespace text"
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation in ctx.conversations:
+        partials = abandoned_partials(conversation)
+        for message in conversation.messages:
+            if message.role is not Role.ASSISTANT or message in partials:
+                continue
+            why = emptiness(message, conversation.dialect.thinking_only_is_empty)
+            if why:
+                yield Finding(
+                    RULE,
+                    message.origin,
+                    f"assistant turn {why}{ctx.where(conversation)}",
+                    RemoveMessage(message),
+                )

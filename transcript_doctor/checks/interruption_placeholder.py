@@ -1,0 +1,33 @@
+"""TD202 interruption-placeholder: a harness interruption marker stored as a model turn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import RemoveMessage
+from transcript_doctor.catalog import INTERRUPTION
+from transcript_doctor.checks.context import Context
+from transcript_doctor.checks.placeholders import whole_turn_markers
+from transcript_doctor.model import Finding, Rule, Severity
+
+RULE = Rule(
+    "TD202",
+    "interruption-placeholder",
+    Severity.ERROR,
+    "A model-authored turn that is a harness interruption marker rather than model output.",
+    "remove the turn",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation, message, marker in whole_turn_markers(ctx):
+        if marker.kind != INTERRUPTION:
+            continue
+        yield Finding(
+            RULE,
+            message.origin,
+            f"assistant turn is the {marker.vendor} interruption marker "
+            f"{ctx.quote(message.visible_text.strip())}, not model output; the model learns to "
+            f"repeat it{ctx.where(conversation)}",
+            RemoveMessage(message),
+        )

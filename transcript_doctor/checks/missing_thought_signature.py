@@ -1,0 +1,32 @@
+"""TD401 missing-thought-signature (Gemini Content histories)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import AddSignature
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Finding, PartKind, Rule, Severity
+
+RULE = Rule(
+    "TD401",
+    "missing-thought-signature",
+    Severity.WARNING,
+    "The first functionCall part of a replayed Gemini model turn has no thoughtSignature, which Gemini 3 rejects.",
+    'add "thoughtSignature": "skip_thought_signature_validator" to that part',
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation in ctx.conversations:
+        for message in conversation.messages:
+            for part in message.parts:
+                if part.kind is PartKind.TOOL_CALL and part.needs_signature and not part.signature:
+                    name = f" {part.name}" if part.name else ""
+                    yield Finding(
+                        RULE,
+                        part.origin,
+                        f"functionCall{name} opens a model turn without a thoughtSignature; "
+                        f"Gemini 3 rejects the replayed history{ctx.where(conversation)}",
+                        AddSignature(message, part),
+                    )

@@ -1,0 +1,123 @@
+"""Tool-call / tool-result pairing, computed once and read by every TD3 rule.
+
+Pairing is by id, never by position: parallel calls answer in any order.  Formats
+without ids are paired by their reader, which gives both sides a shared synthetic id and
+says so in ``Part.paired_by``.  A result must sit in the reply slot of its call: the first
+message after the turn holding the call (after merging consecutive same-role messages
+where the vendor does so before sending).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
+
+
+@dataclass(slots=True, eq=False)
+class Call:
+    message: Message
+    part: Part
+    group: int
+    index: int  # position among the replayed messages
+
+
+@dataclass(slots=True, eq=False)
+class Unanswered:
+    call: Call
+    # The first later message that shows the conversation went on (None: pending tail).
+    continued_at: Message | None
+
+
+@dataclass(slots=True, eq=False)
+class Placed:
+    """A result and what it answers (``call`` is None for an orphan)."""
+
+    message: Message
+    part: Part
+    call: Call | None
+
+
+@dataclass(slots=True, eq=False)
+class Pairing:
+    unanswered: list[Unanswered] = field(default_factory=list)
+    orphans: list[Placed] = field(default_factory=list)
+    duplicates: list[Placed] = field(default_factory=list)
+    displaced: list[Placed] = field(default_factory=list)
+    repeated_calls: list[tuple[Call, Call]] = field(default_factory=list)
+
+
+def analyse(conversation: Conversation) -> Pairing:
+    result = Pairing()
+    messages = [m for m in conversation.messages if m.role is not Role.NOTICE]
+    groups = _groups(messages, conversation.dialect.coalesce_roles)
+    pending: dict[object, deque[Call]] = {}
+    first_call: dict[object, Call] = {}
+    answered: set[object] = set()
+    for index, (message, group) in enumerate(zip(messages, groups, strict=True)):
+        for part in message.parts:
+            # A part without an id can never pair: its call stays open, its result orphaned.
+            key: object = part.call_id if part.call_id is not None else object()
+            if part.kind is PartKind.TOOL_CALL:
+                call = Call(message, part, group, index)
+                if key in first_call:
+                    result.repeated_calls.append((first_call[key], call))
+                else:
+                    first_call[key] = call
+                pending.setdefault(key, deque()).append(call)
+            elif part.kind is PartKind.TOOL_RESULT:
+                queue = pending.get(key)
+                if queue:
+                    call = queue.popleft()
+                    answered.add(key)
+                    if group != call.group + 1:
+                        result.displaced.append(Placed(message, part, call))
+                elif key in answered:
+                    result.duplicates.append(Placed(message, part, first_call[key]))
+                else:
+                    result.orphans.append(Placed(message, part, None))
+    left = [call for queue in pending.values() for call in queue]
+    if left:
+        after = _continuations(messages, groups)
+        left.sort(key=lambda c: c.index)
+        result.unanswered = [Unanswered(c, after.get(c.group)) for c in left]
+    return result
+
+
+def label(part: Part) -> tuple[str, str]:
+    """How findings name a call or result, and how it was paired."""
+    if part.paired_by == "id":
+        name = f" ({part.name})" if part.name else ""
+        return f"tool call {part.call_id or '(no id)'}{name}", ""
+    return (
+        f"tool call {part.name or '(unnamed)'}",
+        " (the format has no call ids: paired by adjacency and name)",
+    )
+
+
+def _groups(messages: list[Message], coalesce: bool) -> list[int]:
+    groups: list[int] = []
+    group = -1
+    previous: Role | None = None
+    for message in messages:
+        if not (coalesce and message.role is previous):
+            group += 1
+        groups.append(group)
+        previous = message.role
+    return groups
+
+
+def _continuations(messages: list[Message], groups: list[int]) -> dict[int, Message]:
+    """For each group, the first message of a later group showing the history went on."""
+    after: dict[int, Message] = {}
+    seen: Message | None = None  # earliest continuing message at or after this point
+    current = -1
+    for message, group in zip(reversed(messages), reversed(groups), strict=True):
+        if group != current:
+            current = group
+            if seen is not None:
+                after[group] = seen
+        if message.role is Role.ASSISTANT or message.is_prompt:
+            seen = message
+    return after

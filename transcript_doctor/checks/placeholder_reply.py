@@ -1,0 +1,32 @@
+"""TD201 placeholder-reply: a harness filler stored as if the model said it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import RemoveMessage
+from transcript_doctor.catalog import INTERRUPTION
+from transcript_doctor.checks.context import Context
+from transcript_doctor.checks.placeholders import whole_turn_markers
+from transcript_doctor.model import Finding, Rule, Severity
+
+RULE = Rule(
+    "TD201",
+    "placeholder-reply",
+    Severity.ERROR,
+    "An assistant turn whose whole visible text is a known harness placeholder from the catalog.",
+    "remove the turn; keep tool pairing and parent links valid",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation, message, marker in whole_turn_markers(ctx):
+        if marker.kind == INTERRUPTION:
+            continue  # TD202
+        yield Finding(
+            RULE,
+            message.origin,
+            f"assistant turn is the {marker.vendor} placeholder "
+            f"{ctx.quote(message.visible_text.strip())}, not model output{ctx.where(conversation)}",
+            RemoveMessage(message),
+        )

@@ -1,0 +1,29 @@
+"""Catalog matching shared by TD201 and TD202: a whole turn that is a harness string."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.catalog import Marker
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Conversation, Message, PartKind, Role
+
+
+def whole_turn_markers(ctx: Context) -> Iterator[tuple[Conversation, Message, Marker]]:
+    """Assistant turns whose entire visible text is a catalog marker.
+
+    Exact whole-turn matching only: a turn that also calls a tool or carries media is
+    model output, and a reply that merely mentions the string is not a placeholder.
+    """
+    for conversation in ctx.conversations:
+        for message in conversation.messages:
+            if message.role is not Role.ASSISTANT:
+                continue
+            if any(p.kind in (PartKind.TOOL_CALL, PartKind.MEDIA) for p in message.parts):
+                continue
+            stripped = message.visible_text.strip()
+            if not stripped:
+                continue
+            marker = ctx.catalog.whole_match(stripped, message.harness_written)
+            if marker is not None:
+                yield conversation, message, marker

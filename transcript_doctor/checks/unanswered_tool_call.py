@@ -1,0 +1,33 @@
+"""TD301 unanswered-tool-call: a call with no result although the conversation went on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from transcript_doctor.actions import InsertResult
+from transcript_doctor.checks import pairing
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Finding, Rule, Severity
+
+RULE = Rule(
+    "TD301",
+    "unanswered-tool-call",
+    Severity.ERROR,
+    "A tool call with no result although the conversation went on past it.",
+    "insert a synthetic error result right after the call, in the vendor's own shape",
+)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    for conversation in ctx.conversations:
+        for gap in ctx.shared(pairing.analyse, conversation).unanswered:
+            if gap.continued_at is None:
+                continue  # TD306
+            call, how = pairing.label(gap.call.part)
+            yield Finding(
+                RULE,
+                gap.call.part.origin,
+                f"{call} has no result, but the conversation continues at "
+                f"{ctx.place(gap.continued_at.origin)}{how}{ctx.where(conversation)}",
+                InsertResult(gap.call.message, gap.call.part),
+            )

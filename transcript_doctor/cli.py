@@ -1,0 +1,221 @@
+"""The command line: options in, engine and reporters out.  Nothing else lives here."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from transcript_doctor import __version__, engine, readers, walk
+from transcript_doctor.checks import Selection, SelectionError
+from transcript_doctor.model import Severity
+
+app = typer.Typer(
+    name="transcript-doctor",
+    help="Lint and repair stored AI-agent session transcripts.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class OutputFormat(str, Enum):
+    full = "full"
+    concise = "concise"
+    json = "json"
+    jsonl = "jsonl"
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"transcript-doctor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Lint and repair stored AI-agent session transcripts."""
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [item for value in values or [] for item in value.split(",") if item.strip()]
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"transcript-doctor: {message}\n")
+
+
+Paths = Annotated[list[str] | None, typer.Argument(help="Files or folders ('-' reads standard input).")]
+ReaderOpt = Annotated[str | None, typer.Option("--reader", help="Force a reader instead of detection.")]
+SelectOpt = Annotated[
+    list[str] | None, typer.Option("--select", help="Rules to run: code, prefix, name or ALL.")
+]
+ExtendOpt = Annotated[
+    list[str] | None, typer.Option("--extend-select", help="Rules to add to the selection.")
+]
+IgnoreOpt = Annotated[list[str] | None, typer.Option("--ignore", help="Rules to leave out.")]
+
+
+def _options(
+    reader: str | None, select: list[str] | None, extend: list[str] | None, ignore: list[str] | None
+) -> engine.Options:
+    from transcript_doctor import catalog
+
+    if reader is not None and readers.by_name(reader) is None:
+        raise typer.BadParameter(
+            f"unknown reader {reader!r}; choose from {', '.join(readers.names())}", param_hint="--reader"
+        )
+    try:
+        selection = Selection.build(_split(select) or ["ALL"], _split(extend), _split(ignore))
+    except SelectionError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--select/--extend-select/--ignore") from None
+    return engine.Options(selection=selection, catalog=catalog.load(), reader=reader)
+
+
+@app.command()
+def lint(
+    paths: Paths = None,
+    reader: ReaderOpt = None,
+    select: SelectOpt = None,
+    extend_select: ExtendOpt = None,
+    ignore: IgnoreOpt = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--output-format", "-o", help="Output format.")
+    ] = OutputFormat.full,
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even with findings.")] = False,
+    fail_on: Annotated[
+        FailOn, typer.Option("--fail-on", help="Lowest severity that fails the run.")
+    ] = FailOn.warning,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No summary and no notes about skipped files.")
+    ] = False,
+) -> None:
+    """Check transcripts and report findings (exit 1 if any)."""
+    from transcript_doctor import reporters
+
+    options = _options(reader, select, extend_select, ignore)
+    reports: list[engine.FileReport] = []
+    failed = False
+    for target in walk.expand(paths or ["."]):
+        if isinstance(target, OSError):
+            _error(f"cannot read {target.filename}: {target.strerror}")
+            failed = True
+            continue
+        report = _check(target, options)
+        if report.error is not None:
+            _error(report.error)
+            failed = True
+        elif report.skipped is not None and target.explicit and not quiet:
+            _error(f"{target.path}: skipped, {report.skipped}")
+        reports.append(report)
+    run = reporters.Run(reports, quiet=quiet)
+    reporters.get(output_format.value)(run, sys.stdout)
+    sys.stdout.flush()
+    if failed:
+        raise typer.Exit(EXIT_ERROR)
+    threshold = Severity(fail_on.value).rank
+    failing = any(f.finding.rule.severity.rank >= threshold for _, f in run.findings)
+    raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN)
+
+
+def _check(target: walk.Target, options: engine.Options) -> engine.FileReport:
+    try:
+        data = sys.stdin.buffer.read() if target.path == "-" else Path(target.path).read_bytes()
+    except OSError as exc:
+        return engine.FileReport(target.path, error=f"cannot read {target.path}: {exc.strerror}")
+    try:
+        return engine.lint_bytes(target.path, data, options)
+    except RecursionError:
+        return engine.FileReport(target.path, error=f"{target.path}: nested too deeply to check")
+    except Exception as exc:  # a bug must not stop the other files, nor exit 1
+        return engine.FileReport(target.path, error=f"internal error while checking {target.path}: {exc!r}")
+
+
+@app.command("rules")
+def rules_table() -> None:
+    """List every rule."""
+    from transcript_doctor import checks
+
+    for rule in checks.rules():
+        fix = "fix" if rule.fix else "   "
+        typer.echo(f"{rule.code}  {rule.severity.value:<7}  {fix}  {rule.name:<36}  {rule.summary}")
+
+
+@app.command("rule")
+def rule_doc(code: Annotated[str, typer.Argument(help="Rule code or name, e.g. TD301.")]) -> None:
+    """Explain one rule: what it detects, why it matters, what fix does."""
+    from transcript_doctor import checks, docs
+
+    found = checks.find(code)
+    if found is None:
+        raise typer.BadParameter(f"unknown rule {code!r}", param_hint="CODE")
+    docs.show(found, sys.stdout)
+
+
+@app.command()
+def formats(paths: Paths = None) -> None:
+    """List the readers; with paths, say which reader claims each file and why."""
+    from transcript_doctor.source import NotJson, sniff
+
+    if not paths:
+        for reader in readers.all_readers():
+            typer.echo(f"{reader.name:<20} {reader.summary}")
+        return
+    failed = False
+    for target in walk.expand(paths):
+        if isinstance(target, OSError):
+            _error(f"cannot read {target.filename}: {target.strerror}")
+            failed = True
+            continue
+        try:
+            data = sys.stdin.buffer.read() if target.path == "-" else Path(target.path).read_bytes()
+        except OSError as exc:
+            _error(f"cannot read {target.path}: {exc.strerror}")
+            failed = True
+            continue
+        try:
+            claim = readers.detect(sniff(target.path, data))
+        except NotJson as exc:
+            typer.echo(f"{target.path}: not a transcript ({exc})")
+            continue
+        if claim is None:
+            typer.echo(f"{target.path}: no reader recognises it")
+        else:
+            reader, detection = claim
+            what = detection.reader if detection.transcript else f"{detection.reader}, skipped"
+            typer.echo(f"{target.path}: {what} ({detection.reason})")
+    if failed:
+        raise typer.Exit(EXIT_ERROR)
+
+
+def run(args: list[str]) -> int:
+    """Run the app and map every outcome to the exit codes of cli.md (never 1 for a bug)."""
+    try:
+        app(args=args, prog_name="transcript-doctor")
+    except SystemExit as exc:
+        code = exc.code
+        if code is None:
+            return EXIT_CLEAN
+        return code if isinstance(code, int) else EXIT_ERROR
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except Exception as exc:
+        _error(f"internal error: {exc!r}")
+        return EXIT_ERROR
+    return EXIT_CLEAN

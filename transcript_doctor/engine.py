@@ -1,0 +1,123 @@
+"""Lint one file: detect its layout, read it, run the selected rules, locate findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from transcript_doctor import checks, readers
+from transcript_doctor.catalog import Catalog
+from transcript_doctor.checks import Selection, unknown_layout
+from transcript_doctor.checks.context import Context
+from transcript_doctor.model import Finding, Origin
+from transcript_doctor.readers.base import Reader, Transcript
+from transcript_doctor.source import Container, NotJson, Source, sniff
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    selection: Selection
+    catalog: Catalog
+    reader: str | None = None  # forced reader name
+    redact: bool = False
+
+
+@dataclass(slots=True)
+class Located:
+    """A finding with its origin resolved to a line, as reporters print it."""
+
+    finding: Finding
+    origin: Origin
+    fixable: bool
+
+
+@dataclass(slots=True)
+class FileReport:
+    path: str
+    reader: str | None = None
+    findings: list[Located] = field(default_factory=list)
+    skipped: str | None = None  # why this is not a transcript (not a finding)
+    error: str | None = None  # the file could not be read or checked (exit 2)
+
+
+def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
+    try:
+        source = sniff(path, data)
+    except NotJson as exc:
+        return FileReport(path, skipped=f"not a transcript: {exc}")
+    reader, skipped = _choose(source, options)
+    if reader is None:
+        return _unclaimed(source, options, skipped)
+    transcript = Transcript(reader, source, reader.read(source))
+    return FileReport(path, reader.name, run(transcript, options))
+
+
+def run(transcript: Transcript, options: Options) -> list[Located]:
+    """Every selected rule over one read file, sorted by position."""
+    ctx = Context(transcript, options.catalog, options.redact)
+    found: list[Located] = []
+    for entry in checks.registry():
+        if entry.check is None or entry.rule not in options.selection:
+            continue
+        for finding in entry.check(ctx):
+            found.append(_locate(transcript, finding, ctx))
+    found.sort(key=lambda f: (f.origin.line, f.origin.record, f.finding.rule.code, f.origin.pointer or ""))
+    return found
+
+
+def _locate(transcript: Transcript, finding: Finding, ctx: Context) -> Located:
+    origin = finding.origin
+    if origin.line == 0:
+        origin = Origin(ctx.line(origin) if origin.pointer else 1, origin.record, origin.pointer)
+    fixable = finding.action is not None and transcript.reader.supports(finding.action)
+    return Located(finding, origin, fixable)
+
+
+def _choose(source: Source, options: Options) -> tuple[Reader | None, str | None]:
+    if options.reader is not None:
+        forced = readers.by_name(options.reader)
+        assert forced is not None, "the CLI validates reader names"
+        return forced, None
+    if source.container is Container.JSON and source.value is None:
+        return None, None  # does not parse: TD001 if it looks like a conversation
+    claim = readers.detect(source)
+    if claim is None:
+        return None, None
+    reader, detection = claim
+    if not detection.transcript:
+        return None, detection.reason
+    return reader, None
+
+
+def _unclaimed(source: Source, options: Options, companion: str | None) -> FileReport:
+    path = source.path
+    if companion is not None:
+        return FileReport(path, skipped=companion)
+    if source.container is Container.JSONL and not source.head():
+        for line in source.lines:  # nothing parses: diagnose every line
+            source.record(line)
+    if source.errors:
+        # A document that does not parse: a finding only if it smells like a conversation.
+        if not _conversation_bytes(source.data):
+            return FileReport(path, skipped="not a transcript: not valid JSON")
+        rule = checks.find("TD001")
+        located = [
+            Located(Finding(rule, Origin(e.line, e.record), e.message), Origin(e.line, e.record), False)
+            for e in source.errors
+            if rule is not None and rule in options.selection
+        ]
+        return FileReport(path, None, located)
+    hint = readers.conversation_hint(source)
+    if hint is None:
+        return FileReport(path, skipped="not a transcript: no reader recognises it")
+    if unknown_layout.RULE not in options.selection:
+        return FileReport(path)
+    finding = unknown_layout.finding(hint)
+    return FileReport(path, None, [Located(finding, finding.origin, False)])
+
+
+_CONVERSATION_KEYS = (b'"role"', b'"messages"', b'"parts"', b'"content"', b'"history"')
+
+
+def _conversation_bytes(data: bytes) -> bool:
+    head = data[:65536]
+    return any(key in head for key in _CONVERSATION_KEYS)

@@ -1,0 +1,178 @@
+"""The vendor-neutral conversation model that every reader produces and every rule reads.
+
+Readers know layouts and rules know conversations; this module is the only thing they
+share.  Every element remembers where it came from (:class:`Origin`) so that a finding
+points at exact bytes and a fix can ask the owning reader to edit exactly that record.
+The ``ref`` slots are opaque to everyone but the reader that filled them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Role(str, Enum):
+    """Who a message speaks for, as the provider would receive it."""
+
+    USER = "user"  # prompts and tool results (the input side)
+    ASSISTANT = "assistant"  # one model turn
+    SYSTEM = "system"  # context sent to the model that is not a turn (system/developer)
+    NOTICE = "notice"  # stored for display only, never replayed (openworker notices)
+
+
+class PartKind(str, Enum):
+    TEXT = "text"
+    THINKING = "thinking"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    MEDIA = "media"
+    OTHER = "other"
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return _SEVERITY_RANK[self]
+
+
+_SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A rule's identity and contract; its check lives beside it in ``checks/``."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    fix: str | None = None  # what ``fix`` does; None when the rule is never fixable
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an element lives: 1-based line of its record, 0-based record, JSON Pointer.
+
+    ``pointer`` is ``None`` when the whole record is meant; otherwise it points from the
+    document root (single JSON document) or into the line's object (JSONL record).
+    Readers of single-document files leave ``line`` at 0: the engine resolves it from
+    the pointer for the few elements a finding names, instead of indexing every value.
+    """
+
+    line: int
+    record: int
+    pointer: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Part:
+    """One piece of a message.
+
+    ``text`` is the visible text of a TEXT part (or the thought of a THINKING part).
+    ``call_id`` pairs calls and results; readers of id-less formats pair by adjacency
+    themselves, give both sides a shared synthetic id and set ``paired_by``.
+    ``needs_signature`` is set where the vendor's API demands a signature on this part
+    (Claude thinking blocks, the first Gemini functionCall of a replayed Content).
+    """
+
+    kind: PartKind
+    origin: Origin
+    text: str = ""
+    call_id: str | None = None
+    name: str | None = None
+    signature: str | None = None
+    needs_signature: bool = False
+    paired_by: str = "id"
+    is_error: bool = False
+    ref: object = None
+
+
+@dataclass(slots=True, eq=False)
+class Message:
+    """One message as the provider receives it (one assistant message is one turn).
+
+    ``harness_written``: the vendor itself marks the message as written by the harness
+    rather than the model (Claude Code ``<synthetic>`` API-error lines).
+    ``notice``: the kind of a display-only NOTICE message (``error``, ``interrupted``…).
+    ``dup_key``: identity used to recognise a harness-duplicated user turn (TD403);
+    ``None`` where the format cannot tell a duplicate from a prompt typed twice.
+    """
+
+    role: Role
+    parts: list[Part]
+    origin: Origin
+    harness_written: bool = False
+    notice: str | None = None
+    dup_key: object = None
+    ref: object = None
+
+    @property
+    def tool_calls(self) -> list[Part]:
+        return [p for p in self.parts if p.kind is PartKind.TOOL_CALL]
+
+    @property
+    def tool_results(self) -> list[Part]:
+        return [p for p in self.parts if p.kind is PartKind.TOOL_RESULT]
+
+    @property
+    def visible_text(self) -> str:
+        """Non-thought text parts joined, as a placeholder check compares them."""
+        return "".join(p.text for p in self.parts if p.kind is PartKind.TEXT)
+
+    @property
+    def is_prompt(self) -> bool:
+        """A user message that carries something besides tool results."""
+        return self.role is Role.USER and any(p.kind is not PartKind.TOOL_RESULT for p in self.parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """What the vendor does with a stored history before sending it.
+
+    Rules read these flags instead of reader names, so that a new reader states its
+    vendor's behaviour once and every rule follows.
+    """
+
+    # The vendor merges consecutive same-role messages before sending (Gemini, Qwen,
+    # Claude Code user lines): pairing treats such a run as one message.
+    coalesce_roles: bool = False
+    # Gemini API histories: a tool-response turn followed directly by a prompt is fused
+    # into one user turn on replay (TD104).
+    fuses_tool_response: bool = False
+    # Claude Code drops a thinking-only assistant message on resume and the API rejects a
+    # final thinking block: such a turn counts as empty (TD103).
+    thinking_only_is_empty: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenLink:
+    """A record whose parent link names a record that is not in the file (TD404)."""
+
+    origin: Origin
+    missing: str
+    ref: object = None
+
+
+@dataclass(slots=True, eq=False)
+class Conversation:
+    messages: list[Message]
+    dialect: Dialect = Dialect()
+    broken_links: list[BrokenLink] = field(default_factory=list)
+    # Several conversations can share a file (fine-tuning JSONL); findings then say which.
+    label: str | None = None
+    ref: object = None
+
+
+@dataclass(slots=True, eq=False)
+class Finding:
+    """One rule violation.  ``action`` is the abstract repair a reader may apply."""
+
+    rule: Rule
+    origin: Origin
+    message: str
+    action: object = None

@@ -1,0 +1,81 @@
+"""The reader registry and detection.
+
+Every reader is asked about every file; the highest-scoring claim wins and ties go to the
+reader listed first (vendor layouts before the generic API layouts).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import import_module
+from typing import Any
+
+from transcript_doctor.readers.base import Detection, Reader
+from transcript_doctor.source import Container, Source
+
+_MODULES = ("openai_chat",)
+
+
+@cache
+def all_readers() -> tuple[Reader, ...]:
+    return tuple(import_module(f"{__name__}.{name}").READER for name in _MODULES)
+
+
+def by_name(name: str) -> Reader | None:
+    for reader in all_readers():
+        if reader.name == name:
+            return reader
+    return None
+
+
+def names() -> tuple[str, ...]:
+    return tuple(reader.name for reader in all_readers())
+
+
+def detect(source: Source) -> tuple[Reader, Detection] | None:
+    best: tuple[Reader, Detection] | None = None
+    for reader in all_readers():
+        try:
+            claim = reader.detect(source)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            claim = None  # malformed look-alike: this reader does not understand it
+        if claim is not None and (best is None or claim.score > best[1].score):
+            best = (reader, claim)
+    return best
+
+
+SPEAKER_KEYS = frozenset({"role", "type", "from", "author", "sender", "speaker", "source"})
+CONTENT_KEYS = frozenset({"content", "message", "parts", "text", "value", "payload", "data"})
+LIST_KEYS = ("messages", "history", "conversation", "conversations", "events", "items", "contents")
+
+
+def _message_like(item: Any) -> bool:
+    return isinstance(item, dict) and not SPEAKER_KEYS.isdisjoint(item) and not CONTENT_KEYS.isdisjoint(item)
+
+
+def conversation_hint(source: Source) -> str | None:
+    """Why an unclaimed file still looks like a conversation (TD002), or None.
+
+    Records need both a speaker-like key and a content-like key, so that configuration
+    files pre-commit passes along (``package.json``) are never mistaken for transcripts.
+    """
+    if source.container is Container.JSONL:
+        items = source.head()
+        what = "JSONL records"
+    else:
+        value = source.value
+        items = value if isinstance(value, list) else []
+        what = "a JSON array of records"
+        if isinstance(value, dict):
+            for key in LIST_KEYS:
+                if isinstance(value.get(key), list):
+                    items, what = value[key], f"a {key!r} list of records"
+                    break
+    sample = items[:50]
+    if not sample:
+        return None
+    like = sum(1 for item in sample if _message_like(item))
+    if like * 2 < len(sample):
+        return None
+    keys = sorted({k for item in sample if isinstance(item, dict) for k in item})[:6]
+    return f"{what} with keys {', '.join(keys)}"

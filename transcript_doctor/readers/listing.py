@@ -1,0 +1,105 @@
+"""Where the messages of a plain message-list file sit.
+
+The generic API layouts (Chat Completions, Anthropic Messages, Gemini ``Content[]``) and
+NeuroLink exports all come as a bare JSON array, an object holding the array, or JSONL
+with one message (or one whole conversation) per line.  This module finds the lists and
+gives each element its origin, so those readers only convert messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from transcript_doctor.jsonspan import join
+from transcript_doctor.model import Origin
+from transcript_doctor.source import Container, Source
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One message object and where it sits."""
+
+    value: Any
+    line: int  # 0 in a single-document file (resolved from the pointer when needed)
+    record: int
+    pointer: str  # "" for a whole JSONL line
+
+    def at(self, *tokens: str | int) -> Origin:
+        pointer = self.pointer + join(*tokens)
+        return Origin(self.line, self.record, pointer or None)
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One conversation's elements; ``label`` names it when a file holds several."""
+
+    elements: list[Element]
+    label: str | None = None
+
+
+def document_list(value: Any, keys: Sequence[str]) -> tuple[list[Any], str] | None:
+    """The message list of a document: the root array, or the array under one of ``keys``."""
+    if isinstance(value, list):
+        return value, ""
+    if isinstance(value, dict):
+        for key in keys:
+            items = value.get(key)
+            if isinstance(items, list):
+                return items, join(key)
+    return None
+
+
+def sample(source: Source, keys: Sequence[str]) -> tuple[list[Any], bool]:
+    """Message objects to detect on, and whether each JSONL line is a whole conversation."""
+    if source.container is Container.JSON:
+        found = document_list(source.value, keys)
+        return (found[0] if found else []), False
+    head = source.head()
+    nested = [r for r in head if isinstance(r, dict) and _nested(r, keys) is not None]
+    if head and len(nested) == len(head):
+        return [m for r in nested for m in (_nested(r, keys) or [])], True
+    return head, False
+
+
+def _nested(record: dict[str, Any], keys: Sequence[str]) -> list[Any] | None:
+    found = document_list(record, keys)
+    return found[0] if found else None
+
+
+def listings(source: Source, keys: Sequence[str], per_line: bool) -> Iterator[Listing]:
+    """The conversations of a file: one per document, per line, or one of all lines."""
+    if source.container is Container.JSON:
+        found = document_list(source.value, keys)
+        if found is not None:
+            items, base = found
+            yield Listing([Element(v, 0, i, f"{base}/{i}") for i, v in enumerate(items)])
+        return
+    if per_line:
+        for line in source.lines:
+            record = source.record(line)
+            found = document_list(record, keys) if isinstance(record, dict) else None
+            if found is None:
+                continue
+            items, base = found
+            yield Listing(
+                [Element(v, line.number, line.index, f"{base}/{i}") for i, v in enumerate(items)],
+                label=f"conversation on line {line.number}",
+            )
+        return
+    elements = []
+    for line in source.lines:
+        record = source.record(line)
+        if record is not None:
+            elements.append(Element(record, line.number, line.index, ""))
+    yield Listing(elements)
+
+
+def texts(content: Any) -> list[str]:
+    """Strings of a ``content`` field that may be a string or a list of text blocks."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return []

@@ -1,0 +1,197 @@
+"""Reader ``openai-chat``: OpenAI Chat Completions message lists.
+
+Spec: shared/spec/formats/openai-chat.md.  No vendor writes these files, so detection is
+by shape: every message has a Chat Completions role, and either something only that API
+has (tool roles, ``tool_calls``, ``image_url`` parts…) or nothing only Anthropic has.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
+from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Reader
+from transcript_doctor.readers.listing import Element, Listing, listings, sample
+from transcript_doctor.source import Source
+
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+OPENAI_ONLY_ROLES = frozenset({"system", "developer", "tool", "function"})
+OPENAI_ONLY_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
+ANTHROPIC_ONLY_BLOCKS = frozenset(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use"}
+)
+MEDIA_PARTS = frozenset({"image_url", "input_audio", "file"})
+KEYS = ("messages",)
+
+
+def _is_message(item: Any) -> bool:
+    if not isinstance(item, dict) or item.get("role") not in ROLES:
+        return False
+    content = item.get("content")
+    if content is None or isinstance(content, (str, list)):
+        return "content" in item or "tool_calls" in item or "function_call" in item
+    return False
+
+
+def _openai_only(item: dict[str, Any]) -> bool:
+    if item.get("role") in OPENAI_ONLY_ROLES or "tool_calls" in item or "tool_call_id" in item:
+        return True
+    if "content" in item and item["content"] is None:
+        return True
+    content = item.get("content")
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") in OPENAI_ONLY_PARTS for b in content
+    )
+
+
+def _anthropic_only(item: dict[str, Any]) -> bool:
+    content = item.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind in ANTHROPIC_ONLY_BLOCKS or (kind == "image" and "source" in block):
+                return True
+            if isinstance(kind, str) and kind.endswith("_tool_result"):
+                return True
+    return isinstance(item.get("ts"), int) or "modelInfo" in item or "metrics" in item
+
+
+class OpenAIChatReader(Reader):
+    name = "openai-chat"
+    summary = "OpenAI Chat Completions message lists (JSON array, {messages}, JSONL, fine-tuning JSONL)"
+
+    def detect(self, source: Source) -> Detection | None:
+        items, per_line = sample(source, KEYS)
+        if not items or not all(_is_message(i) for i in items):
+            return None
+        if any(_anthropic_only(i) for i in items):
+            return None
+        shape = (
+            "fine-tuning JSONL, one conversation per line" if per_line else "Chat Completions message list"
+        )
+        if any(_openai_only(i) for i in items):
+            return self.claim(shape, SHAPE)
+        return self.claim(f"{shape} (ambiguous: plain role/content messages)", FALLBACK)
+
+    def read(self, source: Source) -> list[Conversation]:
+        _, per_line = sample(source, KEYS)
+        return [self._conversation(listing) for listing in listings(source, KEYS, per_line)]
+
+    def _conversation(self, listing: Listing) -> Conversation:
+        messages: list[Message] = []
+        legacy_calls: list[Part] = []  # function_call parts awaiting a `function` reply
+        block: Message | None = None  # the run of tool messages being read, one API slot
+        for element in listing.elements:
+            item = element.value
+            if not isinstance(item, dict):
+                continue
+            role = item.get("role")
+            if role in ("tool", "function"):
+                part = self._result(element, legacy_calls)
+                if block is None:
+                    block = Message(Role.USER, [], element.at())
+                    messages.append(block)
+                block.parts.append(part)
+                continue
+            block = None
+            if role == "assistant":
+                messages.append(self._assistant(element, legacy_calls))
+            elif role in ("system", "developer"):
+                messages.append(Message(Role.SYSTEM, _content_parts(element), element.at()))
+            elif role == "user":
+                # No timestamps in this format: only an identical element counts as a copy.
+                dup = orjson.dumps(item)
+                messages.append(Message(Role.USER, _content_parts(element), element.at(), dup_key=dup))
+        return Conversation(messages, self.dialect, label=listing.label)
+
+    def _assistant(self, element: Element, legacy_calls: list[Part]) -> Message:
+        item = element.value
+        parts = _content_parts(element)
+        if isinstance(item.get("refusal"), str) and item["refusal"]:
+            parts.append(Part(PartKind.OTHER, element.at("refusal")))
+        if item.get("audio"):
+            parts.append(Part(PartKind.MEDIA, element.at("audio")))
+        calls = item.get("tool_calls")
+        if isinstance(calls, list):
+            for index, call in enumerate(calls):
+                if not isinstance(call, dict):
+                    continue
+                function = call.get("function")
+                name = function.get("name") if isinstance(function, dict) else None
+                call_id = call.get("id")
+                parts.append(
+                    Part(
+                        PartKind.TOOL_CALL,
+                        element.at("tool_calls", index),
+                        call_id=call_id if isinstance(call_id, str) else None,
+                        name=name if isinstance(name, str) else None,
+                    )
+                )
+        legacy = item.get("function_call")
+        if isinstance(legacy, dict):
+            name = legacy.get("name")
+            part = Part(
+                PartKind.TOOL_CALL,
+                element.at("function_call"),
+                call_id=f"function_call@{element.record}:{element.pointer}",
+                name=name if isinstance(name, str) else None,
+                paired_by="adjacency",
+            )
+            legacy_calls.append(part)
+            parts.append(part)
+        return Message(Role.ASSISTANT, parts, element.at())
+
+    def _result(self, element: Element, legacy_calls: list[Part]) -> Part:
+        item = element.value
+        if item.get("role") == "tool":
+            call_id = item.get("tool_call_id")
+            return Part(
+                PartKind.TOOL_RESULT,
+                element.at(),
+                call_id=call_id if isinstance(call_id, str) else None,
+            )
+        # Legacy `function` messages have no ids: answer the latest open call of that name.
+        name = item.get("name")
+        for index in range(len(legacy_calls) - 1, -1, -1):
+            call = legacy_calls[index]
+            if call.name == name:
+                del legacy_calls[index]
+                return Part(
+                    PartKind.TOOL_RESULT,
+                    element.at(),
+                    call_id=call.call_id,
+                    name=call.name,
+                    paired_by="adjacency",
+                )
+        return Part(
+            PartKind.TOOL_RESULT,
+            element.at(),
+            call_id=f"function@{element.record}:{element.pointer}",
+            name=name if isinstance(name, str) else None,
+            paired_by="adjacency",
+        )
+
+
+def _content_parts(element: Element) -> list[Part]:
+    content = element.value.get("content")
+    if isinstance(content, str):
+        return [Part(PartKind.TEXT, element.at("content"), text=content)]
+    parts: list[Part] = []
+    if isinstance(content, list):
+        for index, block in enumerate(content):
+            origin = element.at("content", index)
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text" and isinstance(block.get("text"), str):
+                parts.append(Part(PartKind.TEXT, origin, text=block["text"]))
+            elif kind in MEDIA_PARTS:
+                parts.append(Part(PartKind.MEDIA, origin))
+            else:
+                parts.append(Part(PartKind.OTHER, origin))
+    return parts
+
+
+READER = OpenAIChatReader()

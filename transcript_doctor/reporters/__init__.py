@@ -1,0 +1,96 @@
+"""Output formats.  Each reporter turns finished file reports into text on a stream.
+
+Reporters never see readers or conversations, only located findings: the machine
+formats stay stable whatever the layouts do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from typing import TextIO
+
+from transcript_doctor.engine import FileReport, Located
+from transcript_doctor.model import Severity
+
+FORMATS = ("full", "concise", "json", "jsonl", "sarif", "github")
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Everything a reporter prints: the checked files and how the run was asked for."""
+
+    reports: list[FileReport]
+    quiet: bool = False
+    statistics: bool = False
+
+    @property
+    def findings(self) -> list[tuple[FileReport, Located]]:
+        return [(r, f) for r in self.reports for f in r.findings]
+
+    @property
+    def skipped(self) -> int:
+        return sum(1 for r in self.reports if r.skipped is not None)
+
+
+Reporter = Callable[[Run, TextIO], None]
+
+
+def get(name: str) -> Reporter:
+    module = import_module(f"{__name__}.{name}")
+    report: Reporter = module.report
+    return report
+
+
+def counts(run: Run) -> Counter[Severity]:
+    return Counter(located.finding.rule.severity for _, located in run.findings)
+
+
+def summary_lines(run: Run) -> list[str]:
+    """The closing lines of the human formats (ruff's wording where it fits)."""
+    lines: list[str] = []
+    tally = counts(run)
+    total = sum(tally.values())
+    if total:
+        parts = [
+            f"{tally[s]} {s.value}" + ("s" if tally[s] != 1 and s is not Severity.INFO else "")
+            for s in Severity
+            if tally[s]
+        ]
+        noun = "finding" if total == 1 else "findings"
+        lines.append(f"Found {total} {noun} ({', '.join(parts)}).")
+        fixable = sum(1 for _, f in run.findings if f.fixable)
+        if fixable:
+            lines.append(f"[*] {fixable} fixable with `transcript-doctor fix`.")
+    else:
+        checked = sum(1 for r in run.reports if r.skipped is None and r.error is None)
+        lines.append(f"All checks passed ({checked} {'file' if checked == 1 else 'files'} checked).")
+    if run.skipped == 1:
+        lines.append("Skipped 1 file that is not a transcript.")
+    elif run.skipped:
+        lines.append(f"Skipped {run.skipped} files that are not transcripts.")
+    return lines
+
+
+def record(report: FileReport, located: Located) -> dict[str, object]:
+    """The machine form of one finding, field for field as cli.md specifies."""
+    finding = located.finding
+    return {
+        "path": report.path,
+        "reader": report.reader,
+        "rule": finding.rule.code,
+        "name": finding.rule.name,
+        "severity": finding.rule.severity.value,
+        "message": finding.message,
+        "line": located.origin.line,
+        "record": located.origin.record,
+        "pointer": located.origin.pointer,
+        "fixable": located.fixable,
+    }
+
+
+def ordered(run: Run) -> list[tuple[FileReport, Located]]:
+    """Findings sorted by path, then position (reports are already sorted inside)."""
+    return sorted(run.findings, key=lambda pair: (pair[0].path, pair[1].origin.line))

@@ -1,0 +1,14 @@
+"""``json``: one array of finding objects (the machine contract of cli.md)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+import orjson
+
+from transcript_doctor.reporters import Run, ordered, record
+
+
+def report(run: Run, out: TextIO) -> None:
+    data = [record(file, located) for file, located in ordered(run)]
+    out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")

@@ -1,0 +1,284 @@
+"""Byte-faithful access to one input file: its container, its records and their spans.
+
+Everything downstream addresses the file through this module: JSONL records are byte
+ranges of lines, a single JSON document is one value.  Nothing here decodes more than it
+must, so untouched bytes can be copied verbatim by a fix and a 50 MB line costs one parse.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from transcript_doctor.jsonspan import Span
+
+BOM = b"\xef\xbb\xbf"
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+HEAD_RECORDS = 20
+# JSON.parse in the vendors' own readers rejects a BOM: the first record is unreadable there.
+BOM_MESSAGE = "UTF-8 byte order mark before the first record (JSON.parse rejects it)"
+_JSONL_START = re.compile(rb"\n[ \t\r]*[\[{]")
+
+
+class Container(str, Enum):
+    JSON = "json"  # one JSON document
+    JSONL = "jsonl"  # one JSON value per line
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A non-blank JSONL line: ``start``/``end`` exclude the terminator (``\\n`` or ``\\r\\n``)."""
+
+    index: int  # 0-based record index among the file's non-blank lines
+    number: int  # 1-based line number in the file
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParseError:
+    """A record that does not parse (TD001).
+
+    ``repair`` says what a fix may do: ``"drop"`` a torn final line, ``"split"`` a torn
+    stub glued to a complete record (``keep_from`` is the byte offset in the line where
+    that record starts), or ``None`` when nothing can be done without guessing.
+    """
+
+    line: int
+    record: int
+    message: str
+    repair: str | None = None
+    keep_from: int = 0
+
+
+class NotJson(Exception):
+    """The bytes are not JSON text at all: not a transcript."""
+
+
+def loads(raw: bytes | memoryview) -> Any:
+    return orjson.loads(raw)
+
+
+def diagnose(raw: bytes) -> tuple[str, Any]:
+    """Explain why ``raw`` failed orjson and return what stdlib ``json`` makes of it.
+
+    orjson is strict where stdlib is lenient (BOM, lone surrogates, NaN): those records
+    are still findings, but their value can be analysed.  The value is ``None`` when the
+    bytes are not JSON at all.
+    """
+    if b"\x00" in raw:
+        return "NUL bytes in the record (the file was damaged by a crash)", None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"invalid UTF-8 at byte {exc.start} of the record", None
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return "JSON nested too deeply to parse", None
+    except ValueError as exc:
+        return f"invalid JSON: {_json_error(exc)}", None
+    if re.search(r"(?<![\w\"])(NaN|-?Infinity)(?![\w\"])", text):
+        return "NaN or Infinity, which JSON does not allow", value
+    if re.search(r"\\u[dD][89abAB]", text):
+        return "a lone surrogate escape, which is not valid Unicode", value
+    return "JSON that orjson cannot represent (nesting depth or number range)", value
+
+
+def _json_error(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at column {exc.colno}"
+    return str(exc)
+
+
+class Source:
+    """One file's bytes, split into records.
+
+    ``path`` is the name to report (as given or found by the walk).  For JSONL,
+    :meth:`record` parses a line on demand; the first few parsed lines are cached for
+    detection so the reader that claims the file does not parse them twice.
+    """
+
+    def __init__(self, path: str, data: bytes, container: Container) -> None:
+        self.path = path
+        self.data = data
+        self.container = container
+        self.bom = data.startswith(BOM)
+        self.errors: list[ParseError] = []
+        self._lines: list[Line] | None = None
+        self._cache: dict[int, Any] = {}
+        self._value: Any = None
+        self._parsed = False
+        self._spans: Span | None = None
+
+    # -- JSONL ---------------------------------------------------------------------
+
+    @property
+    def lines(self) -> list[Line]:
+        if self._lines is None:
+            self._lines = list(_split_lines(self.data))
+        return self._lines
+
+    def line_bytes(self, line: Line) -> bytes:
+        return self.data[line.start : line.end]
+
+    def record(self, line: Line) -> Any:
+        """The parsed value of a JSONL line, or ``None`` after recording a TD001 error."""
+        if line.index == 0 and self.bom:
+            self._report(ParseError(line.number, 0, BOM_MESSAGE))
+        if line.index in self._cache:
+            return self._cache.pop(line.index)
+        start = line.start + (3 if line.index == 0 and self.bom else 0)
+        try:
+            return orjson.loads(memoryview(self.data)[start : line.end])
+        except orjson.JSONDecodeError:
+            return self._bad_line(line)
+
+    def head(self, count: int = HEAD_RECORDS) -> list[Any]:
+        """The first parseable JSONL values (for detection); cached for :meth:`record`."""
+        found: list[Any] = []
+        view = memoryview(self.data)
+        for line in self.lines:
+            if len(found) >= count:
+                break
+            start = line.start + (3 if line.index == 0 and self.bom else 0)
+            try:
+                value = orjson.loads(view[start : line.end])
+            except orjson.JSONDecodeError:
+                continue  # diagnosed when the reader reads it
+            self._cache[line.index] = value
+            found.append(value)
+        return found
+
+    def _bad_line(self, line: Line) -> Any:
+        raw = self.line_bytes(line)
+        if line.index == 0 and self.bom:
+            raw = raw[3:]
+        message, value = diagnose(raw)
+        repair: str | None = None
+        keep_from = 0
+        if value is None:
+            keep_from = _glued_record_start(raw)
+            if keep_from:
+                repair = "split"
+                message = "a torn record glued to the next one on one line"
+                value = orjson.loads(raw[keep_from:])
+                if line.index == 0 and self.bom:
+                    keep_from += 3
+            elif line.index == len(self.lines) - 1:
+                repair = "drop"
+                message = f"torn final line ({message})"
+        self._report(ParseError(line.number, line.index, message, repair, keep_from))
+        return value
+
+    def _report(self, error: ParseError) -> None:
+        """Record a TD001 error once, however often a reader reads the record."""
+        if error not in self.errors:
+            self.errors.append(error)
+
+    # -- single JSON document --------------------------------------------------------
+
+    def spans(self) -> Span:
+        """Byte spans of the document's values, indexed on first use (fixes, line numbers)."""
+        if self._spans is None:
+            from transcript_doctor import jsonspan
+
+            self._spans = jsonspan.index(self.data, 3 if self.bom else 0)
+        return self._spans
+
+    def line_at(self, pointer: str) -> int:
+        """The line where the value at ``pointer`` starts (single-document files)."""
+        from transcript_doctor import jsonspan
+
+        return jsonspan.line_of(self.data, jsonspan.resolve(self.spans(), pointer).start)
+
+    @property
+    def value(self) -> Any:
+        """The parsed document (``None`` after recording a TD001 error)."""
+        if not self._parsed:
+            self._parsed = True
+            body = self.data[3:] if self.bom else self.data
+            if self.bom:
+                self._report(ParseError(1, 0, BOM_MESSAGE))
+            try:
+                self._value = orjson.loads(body)
+            except orjson.JSONDecodeError as exc:
+                message, self._value = diagnose(self.data)
+                line = _line_of(self.data, getattr(exc, "pos", 0) or 0)
+                self._report(ParseError(line, 0, message))
+        return self._value
+
+
+def _split_lines(data: bytes) -> list[Line]:
+    lines: list[Line] = []
+    find = data.find
+    pos = 0
+    number = 0
+    size = len(data)
+    while pos < size:
+        number += 1
+        nl = find(b"\n", pos)
+        end = size if nl < 0 else nl
+        stop = end - 1 if end > pos and data[end - 1] == 0x0D else end
+        if data[pos:stop].strip():
+            lines.append(Line(len(lines), number, pos, stop))
+        pos = end + 1
+    return lines
+
+
+def _glued_record_start(raw: bytes) -> int:
+    """Offset of a complete JSON object that follows a torn stub on the same line, or 0.
+
+    Writers that append records with separate writes can leave a stub without its
+    newline (``{"type":"pr-link","prNu{"parentUuid":…}``); the record after it is whole.
+    """
+    if not raw.startswith(b"{"):
+        return 0
+    pos = raw.find(b'{"', 1)
+    while pos > 0:
+        try:
+            if isinstance(orjson.loads(raw[pos:]), dict):
+                return pos
+        except orjson.JSONDecodeError:
+            pass
+        pos = raw.find(b'{"', pos + 1)
+    return 0
+
+
+def _line_of(data: bytes, pos: int) -> int:
+    return data.count(b"\n", 0, pos) + 1
+
+
+def sniff(path: str, data: bytes) -> Source:
+    """Decide whether ``data`` is one JSON document or JSONL, or raise :class:`NotJson`.
+
+    The suffix decides first (``.jsonl``/``.ndjson`` are lines); otherwise a text that
+    parses as one value is a document, and a text whose first line parses is JSONL.
+    """
+    body = data[3:] if data.startswith(BOM) else data
+    first = body.lstrip()[:1]
+    lower = path.lower()
+    if lower.endswith(JSONL_SUFFIXES):
+        if first not in (b"{", b"[") and not _JSONL_START.search(body, 0, 65536):
+            raise NotJson("no line starts a JSON object or array")
+        return Source(path, data, Container.JSONL)
+    if first not in (b"{", b"["):
+        raise NotJson("does not start with a JSON object or array")
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError:
+        nl = body.find(b"\n")
+        if nl > 0 and body[nl + 1 :].strip():
+            try:
+                orjson.loads(body[:nl])
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                return Source(path, data, Container.JSONL)
+    return Source(path, data, Container.JSON)
