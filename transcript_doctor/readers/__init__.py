@@ -13,7 +13,17 @@ from typing import Any
 from transcript_doctor.readers.base import Detection, Reader
 from transcript_doctor.source import Container, Source
 
-_MODULES = ("openai_chat",)
+_MODULES = (
+    "gemini_cli",
+    "gemini_checkpoint",
+    "qwen_code",
+    "claude_code",
+    "codex",
+    "openworker",
+    "neurolink",
+    "anthropic_messages",
+    "openai_chat",
+)
 
 
 @cache
