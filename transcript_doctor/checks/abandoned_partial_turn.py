@@ -32,7 +32,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if partials:
             continue
         final = last_turn(conversation)
-        if final is None or final.role is not Role.ASSISTANT:
+        if final is None or final.role is not Role.ASSISTANT or final.tool_calls:
             continue
         text = final.visible_text
         marker = ctx.catalog.partial_suffix(text)

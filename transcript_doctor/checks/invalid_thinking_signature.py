@@ -25,5 +25,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                         RULE,
                         part.origin,
                         f"thinking block has {state} signature; the API answers "
-                        f"'Invalid signature in thinking block'{ctx.where(conversation)}",
+                        f"'Invalid `signature` in `thinking` block'{ctx.where(conversation)}",
                     )

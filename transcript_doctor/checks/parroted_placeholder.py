@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.checks.context import Context
+from transcript_doctor.checks.placeholders import is_whole_turn_candidate
 from transcript_doctor.model import Finding, Role, Rule, Severity
 
 RULE = Rule(
@@ -22,8 +23,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 continue
             text = message.visible_text
             hit = ctx.catalog.distinctive_in(text)
-            if hit is None or hit[0].matches(text.strip()):
-                continue  # whole-turn matches are TD201/TD202
+            if hit is None or (hit[0].matches(text.strip()) and is_whole_turn_candidate(message)):
+                continue  # the whole turn is the marker: TD201/TD202
             marker, found = hit
             yield Finding(
                 RULE,

@@ -9,6 +9,11 @@ from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Conversation, Message, PartKind, Role
 
 
+def is_whole_turn_candidate(message: Message) -> bool:
+    """A turn that calls a tool or carries media is model output whatever its text says."""
+    return not any(p.kind in (PartKind.TOOL_CALL, PartKind.MEDIA) for p in message.parts)
+
+
 def whole_turn_markers(ctx: Context) -> Iterator[tuple[Conversation, Message, Marker]]:
     """Assistant turns whose entire visible text is a catalog marker.
 
@@ -17,9 +22,7 @@ def whole_turn_markers(ctx: Context) -> Iterator[tuple[Conversation, Message, Ma
     """
     for conversation in ctx.conversations:
         for message in conversation.messages:
-            if message.role is not Role.ASSISTANT:
-                continue
-            if any(p.kind in (PartKind.TOOL_CALL, PartKind.MEDIA) for p in message.parts):
+            if message.role is not Role.ASSISTANT or not is_whole_turn_candidate(message):
                 continue
             stripped = message.visible_text.strip()
             if not stripped:
