@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 
 from transcript_doctor import catalog, engine
+from transcript_doctor.fixer import Outcome
 from transcript_doctor.checks import Selection
 from transcript_doctor.reporters import record
 
@@ -75,3 +76,24 @@ def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.
         env=env,
         check=False,
     )
+
+
+def fix(path: Path | str, reader: str | None = None, select: tuple[str, ...] = ("ALL",)) -> Outcome:
+    """Fix one file through the engine and check the promises every fix keeps.
+
+    The repaired bytes must lint clean of fixable findings, a second fix must change
+    nothing, and undoing the report's steps must give back the original exactly.
+    """
+    from transcript_doctor import fixer
+
+    path = Path(path)
+    data = path.read_bytes()
+    options = engine.Options(Selection.build(select), _catalog(), reader)
+    outcome = fixer.fix_bytes(path.name, data, options)
+    assert outcome.error is None, outcome.error
+    assert fixer.undo(outcome.after, outcome.steps) == data
+    again = fixer.fix_bytes(path.name, outcome.after, options)
+    assert again.after == outcome.after, "a second fix changed the file"
+    left = lint_bytes(path.name, outcome.after, reader or outcome.reader, select)
+    assert [f.finding.rule.code for f in left.findings if f.fixable] == []
+    return outcome

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
+from snapshots import Text
 from support import cli
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
-
-
-class Text(SingleFileSnapshotExtension):
-    _write_mode = WriteMode.TEXT
-    file_extension = "txt"
 
 
 def test_json_output(snapshot) -> None:

@@ -146,6 +146,40 @@ def _check(target: walk.Target, options: engine.Options) -> engine.FileReport:
         return engine.FileReport(target.path, error=f"internal error while checking {target.path}: {exc!r}")
 
 
+@app.command()
+def fix(
+    paths: Paths = None,
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for repaired copies (mirrors the input paths).")
+    ] = Path("transcript-doctor-fixed"),
+    in_place: Annotated[bool, typer.Option("--in-place", help="Replace the originals atomically.")] = False,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Print the diff of what would change; write nothing.")
+    ] = False,
+    report: Annotated[Path | None, typer.Option("--report", help="Write the JSON fix report here.")] = None,
+    reader: ReaderOpt = None,
+    select: SelectOpt = None,
+    extend_select: ExtendOpt = None,
+    ignore: IgnoreOpt = None,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit 0 even if files changed or findings remain.")
+    ] = False,
+    fail_on: Annotated[
+        FailOn, typer.Option("--fail-on", help="Lowest severity that fails the run.")
+    ] = FailOn.warning,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors.")] = False,
+) -> None:
+    """Repair transcripts minimally: copies under --out, or --in-place, or --diff."""
+    from transcript_doctor import fixing
+
+    if in_place and diff:
+        raise typer.BadParameter("--in-place and --diff exclude each other", param_hint="--diff")
+    options = _options(reader, select, extend_select, ignore)
+    mode = "diff" if diff else "in-place" if in_place else "out"
+    code = fixing.run(paths or ["."], options, fixing.Plan(mode, out, report, Severity(fail_on.value), quiet))
+    raise typer.Exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
 @app.command("rules")
 def rules_table() -> None:
     """List every rule."""

@@ -40,15 +40,20 @@ class FileReport:
 
 
 def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
+    return inspect(path, data, options)[0]
+
+
+def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
+    """Lint one file and keep what was read, for ``fix`` to plan its edits on."""
     try:
         source = sniff(path, data)
     except NotJson as exc:
-        return FileReport(path, skipped=f"not a transcript: {exc}")
+        return FileReport(path, skipped=f"not a transcript: {exc}"), None
     reader, skipped = _choose(source, options)
     if reader is None:
-        return _unclaimed(source, options, skipped)
+        return _unclaimed(source, options, skipped), None
     transcript = Transcript(reader, source, reader.read(source))
-    return FileReport(path, reader.name, run(transcript, options))
+    return FileReport(path, reader.name, run(transcript, options)), transcript
 
 
 def run(transcript: Transcript, options: Options) -> list[Located]:

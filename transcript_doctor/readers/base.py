@@ -11,8 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from transcript_doctor.actions import RepairRecord
+from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.model import Conversation, Dialect
 from transcript_doctor.source import Source
+
+Edit = Lines | JsonText
 
 # Detection scores: the highest claim wins, ties go to the reader listed first.
 DEFINITIVE = 100  # the vendor's own envelope or header (session_meta, uuid chains…)
@@ -51,9 +55,24 @@ class Reader:
     def read(self, source: Source) -> list[Conversation]:
         raise NotImplementedError
 
+    # The repair actions (transcript_doctor.actions) this reader can apply.
+    fixes: ClassVar[frozenset[type]] = frozenset()
+
     def supports(self, action: object) -> bool:
         """Whether ``fix`` can apply this action to this reader's files."""
-        return False
+        if isinstance(action, RepairRecord):
+            return action.error.repair is not None
+        return type(action) in self.fixes
+
+    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
+        """Make one repair through ``edit``; returns the report's verb for it.
+
+        Only records and values the action names may change.  Raise
+        :class:`~transcript_doctor.editing.EditError` when the repair would need a guess.
+        """
+        if isinstance(action, RepairRecord) and isinstance(edit, Lines):
+            return repair_line(edit, action)
+        raise EditError(f"{self.name} cannot apply {type(action).__name__}")
 
     def claim(self, reason: str, score: int, transcript: bool = True) -> Detection:
         return Detection(self.name, reason, score, transcript)
@@ -65,3 +84,16 @@ def records(source: Source) -> Iterator[tuple[int, int, Any]]:
         value = source.record(line)
         if value is not None:
             yield line.number, line.index, value
+
+
+def repair_line(edit: Lines, action: RepairRecord) -> str:
+    """TD001 in any JSONL layout: drop a torn final line, or cut a glued stub off."""
+    error = action.error
+    if error.repair == "drop":
+        edit.remove(error.record)
+        return "remove"
+    if error.repair == "split":
+        line = edit.line(error.record)
+        edit.replace(error.record, edit.data[line.start + error.keep_from : line.end])
+        return "replace"
+    raise EditError("this record cannot be repaired without guessing")

@@ -12,8 +12,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transcript_doctor.jsonspan import join
-from transcript_doctor.model import Origin
+from transcript_doctor.editing import EditError, JsonText, Lines
+from transcript_doctor.jsonspan import join, split
+from transcript_doctor.model import Message, Origin, Role
+from transcript_doctor.readers.base import Transcript
 from transcript_doctor.source import Container, Source
 
 
@@ -96,10 +98,62 @@ def listings(source: Source, keys: Sequence[str], per_line: bool) -> Iterator[Li
     yield Listing(elements)
 
 
-def texts(content: Any) -> list[str]:
-    """Strings of a ``content`` field that may be a string or a list of text blocks."""
-    if isinstance(content, str):
-        return [content]
-    if isinstance(content, list):
-        return [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
-    return []
+# -- edits on elements (for ``fix``) -----------------------------------------------
+
+
+def _where(edit: Lines | JsonText, origin: Origin) -> tuple[JsonText | None, str]:
+    """The JSON text holding an element and its pointer there; ``None`` for a whole line."""
+    if isinstance(edit, JsonText):
+        return edit, origin.pointer or ""
+    if origin.pointer is None:
+        return None, ""
+    return edit.text(origin.record), origin.pointer
+
+
+def remove(edit: Lines | JsonText, origin: Origin) -> None:
+    text, pointer = _where(edit, origin)
+    if text is None:
+        assert isinstance(edit, Lines)
+        edit.remove(origin.record)
+    else:
+        text.remove(pointer)
+
+
+def insert_after(edit: Lines | JsonText, origin: Origin, value: Any = None, raw: bytes | None = None) -> None:
+    """A new element right after the element at ``origin`` (in its list, or its line)."""
+    text, pointer = _where(edit, origin)
+    if text is None:
+        assert isinstance(edit, Lines)
+        edit.insert_after(origin.record, value, raw)
+        return
+    tokens = split(pointer)
+    text.insert(join(*tokens[:-1]), int(tokens[-1]) + 1, value, raw)
+
+
+def raw(edit: Lines | JsonText, origin: Origin) -> bytes:
+    """The original bytes of an element, to move it elsewhere unchanged."""
+    text, pointer = _where(edit, origin)
+    if text is None:
+        assert isinstance(edit, Lines)
+        line = edit.line(origin.record)
+        return edit.data[line.start : line.end]
+    return text.raw(pointer)
+
+
+def strip(edit: Lines | JsonText, origin: Origin) -> None:
+    """Strip the trailing whitespace of the string at ``origin``."""
+    text, pointer = _where(edit, origin)
+    if text is None:
+        raise EditError("a whole record is not a string")
+    text.strip_string(pointer)
+
+
+def next_message(transcript: Transcript, message: Message) -> Message | None:
+    """The message after ``message`` in its conversation (display-only notices skipped)."""
+    for conversation in transcript.conversations:
+        for index, candidate in enumerate(conversation.messages):
+            if candidate is message:
+                return next(
+                    (m for m in conversation.messages[index + 1 :] if m.role is not Role.NOTICE), None
+                )
+    return None

@@ -11,8 +11,18 @@ from typing import Any
 
 import orjson
 
-from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
-from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Reader
+from transcript_doctor.actions import (
+    SYNTHETIC_RESULT_TEXT,
+    InsertResult,
+    MoveResult,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+    StripTrailingWhitespace,
+)
+from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
+from transcript_doctor.readers import listing
+from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, listings, sample
 from transcript_doctor.source import Source
 
@@ -24,6 +34,7 @@ ANTHROPIC_ONLY_BLOCKS = frozenset(
 )
 MEDIA_PARTS = frozenset({"image_url", "input_audio", "file"})
 KEYS = ("messages",)
+IDENTITY_KEYS = frozenset({"id", "timestamp", "ts", "created_at", "created"})
 
 
 def _is_message(item: Any) -> bool:
@@ -63,6 +74,9 @@ def _anthropic_only(item: dict[str, Any]) -> bool:
 class OpenAIChatReader(Reader):
     name = "openai-chat"
     summary = "OpenAI Chat Completions message lists (JSON array, {messages}, JSONL, fine-tuning JSONL)"
+    fixes = frozenset(
+        {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, RemoveDuplicate}
+    )
 
     def detect(self, source: Source) -> Detection | None:
         items, per_line = sample(source, KEYS)
@@ -80,6 +94,28 @@ class OpenAIChatReader(Reader):
     def read(self, source: Source) -> list[Conversation]:
         _, per_line = sample(source, KEYS)
         return [self._conversation(listing) for listing in listings(source, KEYS, per_line)]
+
+    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
+        """Every message is one element (or line), so repairs are element edits."""
+        if isinstance(action, (RemoveMessage, RemoveDuplicate)):
+            listing.remove(edit, action.message.origin)
+            return "remove"
+        if isinstance(action, StripTrailingWhitespace):
+            assert isinstance(action.part.ref, Origin)
+            listing.strip(edit, action.part.ref)
+            return "strip"
+        if isinstance(action, RemoveResult):
+            listing.remove(edit, action.part.origin)
+            return "remove"
+        if isinstance(action, InsertResult):
+            listing.insert_after(edit, _reply_end(transcript, action.message), _synthetic(action.call))
+            return "insert"
+        if isinstance(action, MoveResult):
+            moved = listing.raw(edit, action.part.origin)
+            listing.remove(edit, action.part.origin)
+            listing.insert_after(edit, _reply_end(transcript, action.call_message), raw=moved)
+            return "move"
+        return super().apply(transcript, action, edit)
 
     def _conversation(self, listing: Listing) -> Conversation:
         messages: list[Message] = []
@@ -103,9 +139,7 @@ class OpenAIChatReader(Reader):
             elif role in ("system", "developer"):
                 messages.append(Message(Role.SYSTEM, _content_parts(element), element.at()))
             elif role == "user":
-                # No timestamps in this format: only an identical element counts as a copy.
-                dup = orjson.dumps(item)
-                messages.append(Message(Role.USER, _content_parts(element), element.at(), dup_key=dup))
+                messages.append(Message(Role.USER, _content_parts(element), element.at(), dup_key=_identity(item)))
         return Conversation(messages, self.dialect, label=listing.label)
 
     def _assistant(self, element: Element, legacy_calls: list[Part]) -> Message:
@@ -176,17 +210,52 @@ class OpenAIChatReader(Reader):
         )
 
 
+def _identity(item: dict[str, Any]) -> bytes | None:
+    """What tells a harness's copy of a user message from a prompt typed twice (TD403).
+
+    Chat Completions messages carry no timestamp, and a person who asks again after an
+    empty answer writes an identical element.  Only elements that carry an identity of
+    their own (an id or timestamp key some exporters add) can be told to be copies.
+    Deviation from openai-chat.md §7, which would flag any identical neighbours.
+    """
+    if IDENTITY_KEYS.isdisjoint(item):
+        return None
+    return orjson.dumps(item)
+
+
+def _reply_end(transcript: Transcript, call_message: Message) -> Origin:
+    """Where the results of a call turn end: its block of tool messages, or the turn."""
+    following = listing.next_message(transcript, call_message)
+    if (
+        following is not None
+        and following.parts
+        and all(p.kind is PartKind.TOOL_RESULT for p in following.parts)
+    ):
+        return following.parts[-1].origin
+    return call_message.origin
+
+
+def _synthetic(call: Part) -> dict[str, Any]:
+    """A result in the shape of the call's API; there is no error flag, so the text says it."""
+    if call.paired_by == "id":
+        return {"role": "tool", "tool_call_id": call.call_id, "content": SYNTHETIC_RESULT_TEXT}
+    return {"role": "function", "name": call.name or "", "content": SYNTHETIC_RESULT_TEXT}
+
+
 def _content_parts(element: Element) -> list[Part]:
     content = element.value.get("content")
     if isinstance(content, str):
-        return [Part(PartKind.TEXT, element.at("content"), text=content)]
+        origin = element.at("content")
+        return [Part(PartKind.TEXT, origin, text=content, ref=origin)]
     parts: list[Part] = []
     if isinstance(content, list):
         for index, block in enumerate(content):
             origin = element.at("content", index)
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text" and isinstance(block.get("text"), str):
-                parts.append(Part(PartKind.TEXT, origin, text=block["text"]))
+                parts.append(
+                    Part(PartKind.TEXT, origin, text=block["text"], ref=element.at("content", index, "text"))
+                )
             elif kind in MEDIA_PARTS:
                 parts.append(Part(PartKind.MEDIA, origin))
             else:

@@ -1,0 +1,65 @@
+"""The fix report: every applied repair with the bytes it removed, reversible exactly."""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+from typing import Any
+
+from transcript_doctor.fixer import Outcome
+
+
+def _bytes(key: str, data: bytes) -> dict[str, str]:
+    """Text where the bytes are UTF-8, base64 otherwise (torn lines may be neither)."""
+    try:
+        return {key: data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {f"{key}_base64": base64.b64encode(data).decode("ascii")}
+
+
+def file_entry(outcome: Outcome) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "path": outcome.path,
+        "reader": outcome.reader,
+        "changed": outcome.changed,
+        "sha256_before": hashlib.sha256(outcome.before).hexdigest(),
+        "sha256_after": hashlib.sha256(outcome.after).hexdigest(),
+        "fixes": [
+            {
+                "rule": applied.rule,
+                "line": applied.line,
+                "action": applied.action,
+                "message": applied.message,
+                "records": [
+                    {"where": edit.pointer, **_bytes("original", edit.old), **_bytes("new", edit.new)}
+                    for edit in applied.edits
+                ],
+            }
+            for applied in outcome.applied
+        ],
+        # Apply in order to get the repaired file; undo in reverse order to get it back.
+        "steps": [
+            {"offset": step.offset, **_bytes("old", step.old), **_bytes("new", step.new)}
+            for step in outcome.steps
+        ],
+        "unfixed": [
+            {"rule": f.finding.rule.code, "line": f.origin.line, "message": f.finding.message, "why": why}
+            for f, why in outcome.remaining
+        ],
+        "introduced": [
+            {"rule": f.finding.rule.code, "line": f.origin.line, "message": f.finding.message}
+            for f in outcome.introduced
+        ],
+        "rolled_back": outcome.rolled_back,
+    }
+    return entry
+
+
+def unified_diff(outcome: Outcome) -> str:
+    before = outcome.before.decode("utf-8", "backslashreplace").splitlines(keepends=True)
+    after = outcome.after.decode("utf-8", "backslashreplace").splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, f"a/{outcome.path}", f"b/{outcome.path}")
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
