@@ -9,8 +9,7 @@ from typing import Annotated
 
 import typer
 
-from transcript_doctor import __version__, engine, readers, walk
-from transcript_doctor.checks import Selection, SelectionError
+from transcript_doctor import __version__, engine, readers
 from transcript_doctor.model import Severity
 
 app = typer.Typer(
@@ -29,6 +28,8 @@ class OutputFormat(str, Enum):
     concise = "concise"
     json = "json"
     jsonl = "jsonl"
+    sarif = "sarif"
+    github = "github"
 
 
 class FailOn(str, Enum):
@@ -52,10 +53,6 @@ def _root(
     """Lint and repair stored AI-agent session transcripts."""
 
 
-def _split(values: list[str] | None) -> list[str]:
-    return [item for value in values or [] for item in value.split(",") if item.strip()]
-
-
 def _error(message: str) -> None:
     sys.stderr.write(f"transcript-doctor: {message}\n")
 
@@ -69,22 +66,60 @@ ExtendOpt = Annotated[
     list[str] | None, typer.Option("--extend-select", help="Rules to add to the selection.")
 ]
 IgnoreOpt = Annotated[list[str] | None, typer.Option("--ignore", help="Rules to leave out.")]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", help="Config file (default: nearest pyproject.toml or transcript-doctor.toml)."),
+]
+ExitZeroOpt = Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even with findings or changes.")]
+FailOnOpt = Annotated[FailOn, typer.Option("--fail-on", help="Lowest severity that fails the run.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No summary and no notes about skipped files.")]
+NoProgressOpt = Annotated[bool, typer.Option("--no-progress", help="Never show a progress bar.")]
+JobsOpt = Annotated[
+    int | None, typer.Option("--jobs", "-j", min=1, help="Parallel workers (default: all cores).")
+]
+ForceExcludeOpt = Annotated[
+    bool,
+    typer.Option("--force-exclude", help="Apply exclusions even to paths named explicitly (pre-commit)."),
+]
+RedactOpt = Annotated[bool, typer.Option("--redact", help="No conversation excerpts in messages.")]
 
 
-def _options(
-    reader: str | None, select: list[str] | None, extend: list[str] | None, ignore: list[str] | None
+def _settings(
+    reader: str | None,
+    select: list[str] | None,
+    extend: list[str] | None,
+    ignore: list[str] | None,
+    config_file: Path | None,
+    redact: bool,
 ) -> engine.Options:
-    from transcript_doctor import catalog
+    """Command line over configuration file, checked; usage errors exit 2."""
+    from transcript_doctor import catalog, config
+    from transcript_doctor.checks import Selection, SelectionError
 
     if reader is not None and readers.by_name(reader) is None:
         raise typer.BadParameter(
             f"unknown reader {reader!r}; choose from {', '.join(readers.names())}", param_hint="--reader"
         )
     try:
-        selection = Selection.build(_split(select) or ["ALL"], _split(extend), _split(ignore))
+        settings = config.load(config_file)
+        for _pattern, name in settings.readers:
+            if readers.by_name(name) is None:
+                raise config.ConfigError(f"{settings.path}: readers: unknown reader {name!r}")
+        chosen, extended, ignored = config.merged(settings, _split(select), _split(extend), _split(ignore))
+        selection = Selection.build(chosen, extended, ignored)
+        for _pattern, selectors in settings.per_file_ignores:
+            Selection.build(selectors)
+        loaded = catalog.load(settings.extend_catalog)
     except SelectionError as exc:
         raise typer.BadParameter(str(exc), param_hint="--select/--extend-select/--ignore") from None
-    return engine.Options(selection=selection, catalog=catalog.load(), reader=reader)
+    except (config.ConfigError, catalog.CatalogError) as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_ERROR) from None
+    return engine.Options(selection, loaded, reader, redact, settings)
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
 
 
 @app.command()
@@ -94,56 +129,32 @@ def lint(
     select: SelectOpt = None,
     extend_select: ExtendOpt = None,
     ignore: IgnoreOpt = None,
+    config_file: ConfigOpt = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--output-format", "-o", help="Output format.")
     ] = OutputFormat.full,
-    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even with findings.")] = False,
-    fail_on: Annotated[
-        FailOn, typer.Option("--fail-on", help="Lowest severity that fails the run.")
-    ] = FailOn.warning,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No summary and no notes about skipped files.")
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Counts per rule instead of findings.")
     ] = False,
+    exit_zero: ExitZeroOpt = False,
+    fail_on: FailOnOpt = FailOn.warning,
+    quiet: QuietOpt = False,
+    no_progress: NoProgressOpt = False,
+    jobs: JobsOpt = None,
+    force_exclude: ForceExcludeOpt = False,
+    redact: RedactOpt = False,
 ) -> None:
     """Check transcripts and report findings (exit 1 if any)."""
-    from transcript_doctor import reporters
+    from transcript_doctor import linting
 
-    options = _options(reader, select, extend_select, ignore)
-    reports: list[engine.FileReport] = []
-    failed = False
-    for target in walk.expand(paths or ["."]):
-        if isinstance(target, OSError):
-            _error(f"cannot read {target.filename}: {target.strerror}")
-            failed = True
-            continue
-        report = _check(target, options)
-        if report.error is not None:
-            _error(report.error)
-            failed = True
-        elif report.skipped is not None and target.explicit and not quiet:
-            _error(f"{target.path}: skipped, {report.skipped}")
-        reports.append(report)
-    run = reporters.Run(reports, quiet=quiet)
-    reporters.get(output_format.value)(run, sys.stdout)
-    sys.stdout.flush()
-    if failed:
+    options = _settings(reader, select, extend_select, ignore, config_file, redact)
+    plan = linting.Plan(output_format.value, statistics, quiet, not no_progress, jobs, force_exclude)
+    run = linting.run(paths or ["."], options, plan)
+    if run.failed:
         raise typer.Exit(EXIT_ERROR)
     threshold = Severity(fail_on.value).rank
     failing = any(f.finding.rule.severity.rank >= threshold for _, f in run.findings)
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN)
-
-
-def _check(target: walk.Target, options: engine.Options) -> engine.FileReport:
-    try:
-        data = sys.stdin.buffer.read() if target.path == "-" else Path(target.path).read_bytes()
-    except OSError as exc:
-        return engine.FileReport(target.path, error=f"cannot read {target.path}: {exc.strerror}")
-    try:
-        return engine.lint_bytes(target.path, data, options)
-    except RecursionError:
-        return engine.FileReport(target.path, error=f"{target.path}: nested too deeply to check")
-    except Exception as exc:  # a bug must not stop the other files, nor exit 1
-        return engine.FileReport(target.path, error=f"internal error while checking {target.path}: {exc!r}")
 
 
 @app.command()
@@ -161,22 +172,22 @@ def fix(
     select: SelectOpt = None,
     extend_select: ExtendOpt = None,
     ignore: IgnoreOpt = None,
-    exit_zero: Annotated[
-        bool, typer.Option("--exit-zero", help="Exit 0 even if files changed or findings remain.")
-    ] = False,
-    fail_on: Annotated[
-        FailOn, typer.Option("--fail-on", help="Lowest severity that fails the run.")
-    ] = FailOn.warning,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors.")] = False,
+    config_file: ConfigOpt = None,
+    exit_zero: ExitZeroOpt = False,
+    fail_on: FailOnOpt = FailOn.warning,
+    quiet: QuietOpt = False,
+    force_exclude: ForceExcludeOpt = False,
+    redact: RedactOpt = False,
 ) -> None:
     """Repair transcripts minimally: copies under --out, or --in-place, or --diff."""
     from transcript_doctor import fixing
 
     if in_place and diff:
         raise typer.BadParameter("--in-place and --diff exclude each other", param_hint="--diff")
-    options = _options(reader, select, extend_select, ignore)
+    options = _settings(reader, select, extend_select, ignore, config_file, redact)
     mode = "diff" if diff else "in-place" if in_place else "out"
-    code = fixing.run(paths or ["."], options, fixing.Plan(mode, out, report, Severity(fail_on.value), quiet))
+    plan = fixing.Plan(mode, out, report, Severity(fail_on.value), quiet, force_exclude)
+    code = fixing.run(paths or ["."], options, plan)
     raise typer.Exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 
@@ -204,6 +215,7 @@ def rule_doc(code: Annotated[str, typer.Argument(help="Rule code or name, e.g. T
 @app.command()
 def formats(paths: Paths = None) -> None:
     """List the readers; with paths, say which reader claims each file and why."""
+    from transcript_doctor import walk
     from transcript_doctor.source import NotJson, sniff
 
     if not paths:
@@ -230,7 +242,7 @@ def formats(paths: Paths = None) -> None:
         if claim is None:
             typer.echo(f"{target.path}: no reader recognises it")
         else:
-            reader, detection = claim
+            _reader, detection = claim
             what = detection.reader if detection.transcript else f"{detection.reader}, skipped"
             typer.echo(f"{target.path}: {what} ({detection.reason})")
     if failed:

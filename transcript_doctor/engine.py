@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from transcript_doctor import checks, readers
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
+from transcript_doctor.config import Config
+from transcript_doctor.editing import Splice
 from transcript_doctor.model import Finding, Origin
-from transcript_doctor.readers.base import Reader, Transcript
+from transcript_doctor.readers.base import Reader, Transcript, preview
 from transcript_doctor.source import Container, NotJson, Source, sniff
 
 
@@ -19,6 +21,18 @@ class Options:
     catalog: Catalog
     reader: str | None = None  # forced reader name
     redact: bool = False
+    config: Config | None = None
+    with_edits: bool = False  # attach each fixable finding's splices (SARIF fixes)
+
+    def for_path(self, path: str) -> Options:
+        """The options for one file: per-file-ignores and reader globs applied."""
+        if self.config is None or path == "-":
+            return self
+        ignored = self.config.ignored(path)
+        reader = self.reader or self.config.reader_for(path)
+        if not ignored and reader == self.reader:
+            return self
+        return replace(self, selection=self.selection.without(ignored), reader=reader)
 
 
 @dataclass(slots=True)
@@ -28,6 +42,7 @@ class Located:
     finding: Finding
     origin: Origin
     fixable: bool
+    edits: list[Splice] | None = None
 
 
 @dataclass(slots=True)
@@ -45,6 +60,7 @@ def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
 
 def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
     """Lint one file and keep what was read, for ``fix`` to plan its edits on."""
+    options = options.for_path(path)
     try:
         source = sniff(path, data)
     except NotJson as exc:
@@ -64,7 +80,10 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
         if entry.check is None or entry.rule not in options.selection:
             continue
         for finding in entry.check(ctx):
-            found.append(_locate(transcript, finding, ctx))
+            located = _locate(transcript, finding, ctx)
+            if options.with_edits and located.fixable:
+                located.edits = preview(transcript, finding.action)
+            found.append(located)
     found.sort(key=lambda f: (f.origin.line, f.origin.record, f.finding.rule.code, f.origin.pointer or ""))
     return found
 

@@ -12,14 +12,13 @@ are only reported, because acting on them would act on a guess the user never sa
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from transcript_doctor import engine
-from transcript_doctor.editing import EditError, JsonText, Lines, Logged, Splice, splice
+from transcript_doctor.editing import EditError, Lines, Logged, Splice, splice
 from transcript_doctor.engine import Located, Options
 from transcript_doctor.model import Severity
-from transcript_doctor.readers.base import Edit, Transcript
-from transcript_doctor.source import Container
+from transcript_doctor.readers.base import Edit, Transcript, editor
 
 # Whole records first, then pairing, then content inside surviving records.
 ORDER = (
@@ -76,7 +75,7 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
         outcome.remaining = [(f, "no reader understands this file") for f in report.findings]
         return outcome
     # Re-read with the same reader: an edit must not change how the file is understood.
-    pinned = Options(options.selection, options.catalog, transcript.reader.name, options.redact)
+    pinned = replace(options, reader=transcript.reader.name)
     original = report.findings
     current, findings = data, original
     for round_ in range(MAX_PASSES):
@@ -126,12 +125,7 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
 def _apply_group(
     path: str, data: bytes, transcript: Transcript, group: list[Located]
 ) -> tuple[bytes, list[Applied], list[Splice]] | str:
-    source = transcript.source
-    edit: Edit = (
-        Lines(source)
-        if source.container is Container.JSONL
-        else JsonText(source.data, 3 if source.bom else 0)
-    )
+    edit = editor(transcript.source)
     applied: list[Applied] = []
     for located in group:
         before = len(_log(edit))

@@ -25,6 +25,7 @@ class Plan:
     report: Path | None
     fail_on: Severity
     quiet: bool
+    force_exclude: bool = False
 
 
 @dataclass(slots=True)
@@ -38,7 +39,8 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
     stdin = paths == ["-"]
     messages: TextIO = sys.stderr if stdin or plan.mode == "diff" else sys.stdout
     tally = Tally()
-    for target in walk.expand(paths):
+    excluded = options.config.excluded if options.config is not None else None
+    for target in walk.expand(paths, excluded, plan.force_exclude):
         if isinstance(target, OSError):
             _error(f"cannot read {target.filename}: {target.strerror}")
             tally.failed = True

@@ -1,10 +1,19 @@
-"""Expand command-line paths into the files to check."""
+"""Expand command-line paths into the files to check.
+
+Folders are walked the way ruff walks them: hidden folders and ``.git`` are skipped,
+``.gitignore`` files (those of the folder's repository above it too) are honoured, and
+configured ``exclude`` globs apply.  Paths named explicitly are always checked unless
+``--force-exclude`` asks for the exclusions to apply to them too, as pre-commit needs:
+it passes every staged file by name.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,22 +22,99 @@ class Target:
     explicit: bool  # named on the command line (notes about skipping are shown for these)
 
 
-def expand(paths: list[str]) -> Iterator[Target | OSError]:
-    """Files under ``paths`` in a stable order; unreadable folders come back as errors.
+@dataclass(frozen=True, slots=True)
+class _Ignore:
+    base: str  # absolute folder holding the .gitignore
+    spec: Any  # pathspec.GitIgnoreSpec (imported only when a .gitignore exists)
 
-    Hidden folders and ``.git`` are skipped, and symlinked folders are not followed, so a
-    link loop cannot make the walk run forever.
-    """
+    def verdict(self, path: str, is_dir: bool) -> bool | None:
+        rel = os.path.relpath(os.path.abspath(path), self.base).replace(os.sep, "/")
+        if rel.startswith(".."):
+            return None
+        result = self.spec.check_file(rel + "/" if is_dir else rel)
+        return None if result.include is None else bool(result.include)
+
+
+def expand(
+    paths: list[str],
+    excluded: Callable[[str], bool] | None = None,
+    force_exclude: bool = False,
+) -> Iterator[Target | OSError]:
+    """Files under ``paths`` in a stable order; unreadable folders come back as errors."""
+    skip = excluded or (lambda _path: False)
     for path in paths:
-        if not os.path.isdir(path):
-            yield Target(path, explicit=True)
+        if path == "-" or not os.path.isdir(path):
+            if not (force_exclude and path != "-" and (skip(path) or _ignored_by_git(path))):
+                yield Target(path, explicit=True)
             continue
-        errors: list[OSError] = []
-        for root, dirs, files in os.walk(path, onerror=errors.append):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                yield Target(_join(root, name), explicit=False)
-        yield from errors
+        if force_exclude and skip(path):
+            continue
+        yield from _walk(path, skip)
+
+
+def _walk(top: str, skip: Callable[[str], bool]) -> Iterator[Target | OSError]:
+    errors: list[OSError] = []
+    ignores: dict[str, list[_Ignore]] = {top: _rules_above(os.path.abspath(top), include_self=False)}
+    for root, dirs, files in os.walk(top, onerror=errors.append):
+        rules = ignores.pop(root, [])
+        own = _load(os.path.abspath(root))
+        if own is not None:
+            rules = [*rules, own]
+        kept = []
+        for name in sorted(dirs):
+            path = _join(root, name)
+            if name.startswith(".") or skip(path) or _decide(rules, path, True):
+                continue
+            kept.append(name)
+            ignores[os.path.join(root, name)] = rules
+        dirs[:] = kept
+        for name in sorted(files):
+            path = _join(root, name)
+            if not skip(path) and not _decide(rules, path, False):
+                yield Target(path, explicit=False)
+    yield from errors
+
+
+def _decide(rules: list[_Ignore], path: str, is_dir: bool) -> bool:
+    """Git's rule: the deepest .gitignore that says anything about the path wins."""
+    ignored = False
+    for rule in rules:
+        verdict = rule.verdict(path, is_dir)
+        if verdict is not None:
+            ignored = verdict
+    return ignored
+
+
+def _load(folder: str) -> _Ignore | None:
+    try:
+        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    import pathspec
+
+    return _Ignore(folder, pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+def _rules_above(folder: str, include_self: bool) -> list[_Ignore]:
+    """The .gitignore rules of ``folder``'s repository that apply inside it, outermost
+    first; none outside a git repository."""
+    start = Path(folder)
+    chain = [start] if include_self else []
+    for candidate in start.parents if not include_self else (start, *start.parents):
+        if candidate not in chain:
+            chain.append(candidate)
+        if (candidate / ".git").exists():
+            break
+    else:
+        return []
+    found = [_load(str(candidate)) for candidate in reversed(chain)]
+    return [rule for rule in found if rule is not None]
+
+
+def _ignored_by_git(path: str) -> bool:
+    folder = os.path.dirname(os.path.abspath(path))
+    return _decide(_rules_above(folder, include_self=True), path, False)
 
 
 def _join(root: str, name: str) -> str:

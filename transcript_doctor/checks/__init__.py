@@ -89,6 +89,9 @@ class Selection:
     def __contains__(self, rule: Rule) -> bool:
         return rule.code in self.enabled
 
+    def without(self, selectors: Iterable[str]) -> Selection:
+        return Selection(self.enabled - frozenset(_expand(selectors))) if selectors else self
+
 
 def _expand(keys: Iterable[str]) -> set[str]:
     codes: set[str] = set()

@@ -39,9 +39,9 @@ class Context:
 
     def place(self, origin: Origin) -> str:
         """How a message refers to another element: its line, and where inside a JSONL line."""
-        if origin.line and origin.pointer:
-            return f"line {origin.line} at {origin.pointer}"
-        return f"line {self.line(origin)}"
+        if origin.pointer:
+            return f"line {self.line(origin)} at {origin.pointer}"
+        return f"line {origin.line}"
 
     def quote(self, text: str) -> str:
         """A short, visibly truncated excerpt: sessions hold secrets, findings get shared."""

@@ -34,7 +34,7 @@ def emptiness(message: Message, thinking_only_is_empty: bool) -> str | None:
         else:
             return None  # a tool call, media or any other block is content
     if thinking and thinking_only_is_empty:
-        return "holds only thinking blocks (a cancelled stream's fragment)"
+        return "holds only thinking blocks, no output (left by a cancelled stream)"
     return "holds only empty or whitespace text"
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from transcript_doctor.actions import RepairRecord
-from transcript_doctor.editing import EditError, JsonText, Lines
+from transcript_doctor.editing import EditError, JsonText, Lines, Splice
 from transcript_doctor.model import Conversation, Dialect
-from transcript_doctor.source import Source
+from transcript_doctor.source import Container, Source
 
 Edit = Lines | JsonText
 
@@ -97,3 +97,20 @@ def repair_line(edit: Lines, action: RepairRecord) -> str:
         edit.replace(error.record, edit.data[line.start + error.keep_from : line.end])
         return "replace"
     raise EditError("this record cannot be repaired without guessing")
+
+
+def editor(source: Source) -> Edit:
+    """The editor for a file's container: lines of JSONL, or the one JSON document."""
+    if source.container is Container.JSONL:
+        return Lines(source)
+    return JsonText(source.data, 3 if source.bom else 0)
+
+
+def preview(transcript: Transcript, action: object) -> list[Splice] | None:
+    """The splices one repair would make on the file as it is (for SARIF fixes)."""
+    edit = editor(transcript.source)
+    try:
+        transcript.reader.apply(transcript, action, edit)
+        return edit.splices()
+    except EditError:
+        return None

@@ -13,7 +13,7 @@ from importlib import import_module
 from typing import TextIO
 
 from transcript_doctor.engine import FileReport, Located
-from transcript_doctor.model import Severity
+from transcript_doctor.model import Rule, Severity
 
 FORMATS = ("full", "concise", "json", "jsonl", "sarif", "github")
 
@@ -94,3 +94,25 @@ def record(report: FileReport, located: Located) -> dict[str, object]:
 def ordered(run: Run) -> list[tuple[FileReport, Located]]:
     """Findings sorted by path, then position (reports are already sorted inside)."""
     return sorted(run.findings, key=lambda pair: (pair[0].path, pair[1].origin.line))
+
+
+def statistics(run: Run, out: TextIO, output: str) -> None:
+    """``--statistics``: findings counted per rule, most frequent first (ruff's layout)."""
+    import orjson
+
+    count: Counter[str] = Counter()
+    fixable: dict[str, bool] = {}
+    rules: dict[str, Rule] = {}
+    for _, located in run.findings:
+        rule = located.finding.rule
+        rules[rule.code] = rule
+        count[rule.code] += 1
+        fixable[rule.code] = fixable.get(rule.code, True) and located.fixable
+    order = sorted(count, key=lambda code: (-count[code], code))
+    if output in ("json", "jsonl", "sarif"):
+        data = [{"code": c, "name": rules[c].name, "count": count[c], "fixable": fixable[c]} for c in order]
+        out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    for code in order:
+        mark = "[*] " if fixable[code] else ""
+        out.write(f"{count[code]}\t{code}\t{mark}{rules[code].name}\n")

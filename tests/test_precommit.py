@@ -1,0 +1,62 @@
+"""The pre-commit hooks, for real: pre-commit installs this repository and runs them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from support import FIXTURES, ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed")
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def _try_repo(repo: Path, hook: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["pre-commit", "try-repo", str(ROOT), hook, "--all-files", "--verbose"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+
+
+def test_manifest_is_valid() -> None:
+    result = subprocess.run(
+        ["pre-commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_lint_hook_fails_on_damage_and_fix_hook_repairs_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    shutil.copyfile(FIXTURES / "openai-chat" / "damaged-turns.json", repo / "damaged.json")
+    shutil.copyfile(FIXTURES / "openai-chat" / "clean-parallel-tools.json", repo / "clean.json")
+    (repo / "package.json").write_text('{"name": "x", "version": "1.0.0"}\n')
+    _git(repo, "add", ".")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
+    env.pop("VIRTUAL_ENV", None)
+
+    lint = _try_repo(repo, "transcript-doctor", env)
+    assert lint.returncode == 1, lint.stdout + lint.stderr
+    assert "damaged.json:4: " in lint.stdout or "damaged.json" in lint.stdout
+    assert "TD201" in lint.stdout
+
+    fix = _try_repo(repo, "transcript-doctor-fix", env)
+    assert fix.returncode == 1, fix.stdout + fix.stderr  # files were modified
+    assert b"(request timeout)" not in (repo / "damaged.json").read_bytes()
+    assert (repo / "clean.json").read_bytes() == (FIXTURES / "openai-chat" / "clean-parallel-tools.json").read_bytes()
+
+    _git(repo, "add", ".")
+    again = _try_repo(repo, "transcript-doctor", env)
+    assert again.returncode == 0, again.stdout + again.stderr

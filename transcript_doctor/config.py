@@ -1,0 +1,171 @@
+"""Settings from ``[tool.transcript-doctor]`` in pyproject.toml or ``transcript-doctor.toml``.
+
+Found the way ruff finds its configuration: the nearest file walking up from the current
+folder, ``transcript-doctor.toml`` before ``pyproject.toml`` in the same folder, and
+``--config`` instead of the search.  Globs are relative to the folder of the file.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+OWN_FILE = "transcript-doctor.toml"
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "extend-catalog", "readers", "exclude")
+
+
+class ConfigError(Exception):
+    """A configuration that cannot be used: one line naming the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    root: Path  # globs and extend-catalog paths are relative to this folder
+    path: Path | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    extend_catalog: tuple[Path, ...] = ()
+    readers: tuple[tuple[str, str], ...] = ()
+    exclude: tuple[str, ...] = field(default=())
+
+    def relative(self, path: str) -> str:
+        """``path`` as globs see it: relative to the config folder, POSIX separators."""
+        resolved = Path(path).resolve()
+        try:
+            return resolved.relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return PurePosixPath(Path(path).as_posix()).as_posix()
+
+    def ignored(self, path: str) -> tuple[str, ...]:
+        """Rule selectors that ``per-file-ignores`` turns off for this file."""
+        rel = self.relative(path)
+        found: list[str] = []
+        for pattern, selectors in self.per_file_ignores:
+            if matches(pattern, rel):
+                found.extend(selectors)
+        return tuple(found)
+
+    def reader_for(self, path: str) -> str | None:
+        rel = self.relative(path)
+        for pattern, reader in self.readers:
+            if matches(pattern, rel):
+                return reader
+        return None
+
+    def excluded(self, path: str) -> bool:
+        rel = self.relative(path)
+        return any(matches(pattern, rel) for pattern in self.exclude)
+
+
+def matches(pattern: str, rel: str) -> bool:
+    """Glob match as ruff users expect: a pattern without ``/`` matches a file or folder
+    name at any depth; with ``/`` it matches the path from the config folder."""
+    pattern = pattern.removeprefix("./")
+    if "/" not in pattern.rstrip("/"):
+        return any(fnmatchcase(part, pattern.rstrip("/")) for part in PurePosixPath(rel).parts)
+    return fnmatchcase(rel, pattern) or fnmatchcase(rel, pattern.rstrip("/") + "/*")
+
+
+def discover(start: Path) -> Path | None:
+    """The nearest configuration file at or above ``start``."""
+    for folder in (start, *start.parents):
+        own = folder / OWN_FILE
+        if own.is_file():
+            return own
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and _table(_read(pyproject), pyproject) is not None:
+            return pyproject
+    return None
+
+
+def load(explicit: Path | None = None, start: Path | None = None) -> Config:
+    path = explicit if explicit is not None else discover((start or Path.cwd()).resolve())
+    if path is None:
+        return Config(root=(start or Path.cwd()))
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such configuration file")
+    table = _table(_read(path), path)
+    return _parse(table or {}, path)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        document: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+        return document
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+
+
+def _table(document: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    if path.name != "pyproject.toml":
+        return document
+    tool = document.get("tool")
+    table = tool.get("transcript-doctor") if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.transcript-doctor] must be a table")
+    return table
+
+
+def _parse(table: dict[str, Any], path: Path) -> Config:
+    section = "[tool.transcript-doctor]" if path.name == "pyproject.toml" else path.name
+    for key in table:
+        if key not in KEYS:
+            raise ConfigError(f"{path}: unknown key {key!r} in {section} (known: {', '.join(KEYS)})")
+    root = path.parent
+    per_file = _mapping(table, "per-file-ignores", path)
+    readers = _mapping(table, "readers", path)
+    for pattern, reader in readers.items():
+        if not isinstance(reader, str):
+            raise ConfigError(f"{path}: readers.{pattern!r} must be a reader name")
+    return Config(
+        root=root,
+        path=path,
+        select=_strings(table, "select", path) if "select" in table else None,
+        ignore=_strings(table, "ignore", path),
+        extend_select=_strings(table, "extend-select", path),
+        per_file_ignores=tuple(
+            (pattern, _string_list(selectors, f"per-file-ignores.{pattern!r}", path))
+            for pattern, selectors in per_file.items()
+        ),
+        extend_catalog=tuple(root / p for p in _strings(table, "extend-catalog", path)),
+        readers=tuple(readers.items()),
+        exclude=_strings(table, "exclude", path),
+    )
+
+
+def _strings(table: dict[str, Any], key: str, path: Path) -> tuple[str, ...]:
+    return _string_list(table.get(key, []), key, path)
+
+
+def _string_list(value: Any, key: str, path: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{path}: {key} must be a list of strings")
+    return tuple(value)
+
+
+def _mapping(table: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
+    value = table.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: {key} must be a table")
+    return value
+
+
+def merged(
+    config: Config, select: Iterable[str], extend: Iterable[str], ignore: Iterable[str]
+) -> tuple[list[str], list[str], list[str]]:
+    """Command-line selectors over the file's: ``--select`` replaces, the others add."""
+    chosen = list(select) or list(config.select or ["ALL"])
+    return chosen, [*config.extend_select, *extend], [*config.ignore, *ignore]

@@ -1,0 +1,103 @@
+"""``sarif``: SARIF 2.1.0 for code-scanning tools, with rule metadata and fixes."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, TextIO
+
+import orjson
+
+from transcript_doctor import __version__, docs
+from transcript_doctor.model import Rule, Severity
+from transcript_doctor.reporters import Run, ordered
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _rule(rule: Rule) -> dict[str, Any]:
+    text = docs.text(rule)
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary[:1024]},
+        "fullDescription": {"text": f"{rule.summary} Fix: {rule.fix or 'none'}."[:1024]},
+        "help": {"text": text, "markdown": text},
+        "defaultConfiguration": {"level": LEVEL[rule.severity]},
+        "properties": {"tags": ["transcript", rule.name]},
+    }
+
+
+def report(run: Run, out: TextIO) -> None:
+    findings = ordered(run)
+    rules = sorted(
+        {located.finding.rule.code: located.finding.rule for _, located in findings}.values(),
+        key=lambda r: r.code,
+    )
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    results = []
+    for file, located in findings:
+        finding = located.finding
+        line = max(located.origin.line, 1)
+        region = {"startLine": line, "endLine": line}
+        result: dict[str, Any] = {
+            "ruleId": finding.rule.code,
+            "ruleIndex": index[finding.rule.code],
+            "level": LEVEL[finding.rule.severity],
+            "message": {"text": finding.message},
+            "locations": [
+                {"physicalLocation": {"artifactLocation": {"uri": _uri(file.path)}, "region": region}}
+            ],
+            "partialFingerprints": {"transcriptDoctor/v1": _fingerprint(file.path, located)},
+        }
+        if located.edits:
+            result["fixes"] = [
+                {
+                    "description": {"text": finding.rule.fix or ""},
+                    "artifactChanges": [
+                        {
+                            "artifactLocation": {"uri": _uri(file.path)},
+                            "replacements": [
+                                {
+                                    "deletedRegion": {
+                                        "byteOffset": edit.start,
+                                        "byteLength": edit.end - edit.start,
+                                    },
+                                    "insertedContent": {"text": edit.new.decode("utf-8", "replace")},
+                                }
+                                for edit in located.edits
+                            ],
+                        }
+                    ],
+                }
+            ]
+        results.append(result)
+    document = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "transcript-doctor",
+                        "version": __version__,
+                        "informationUri": "https://pypi.org/project/transcript-doctor/",
+                        "rules": [_rule(rule) for rule in rules],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    out.write(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+
+
+def _uri(path: str) -> str:
+    return path.replace("\\", "/").removeprefix("./")
+
+
+def _fingerprint(path: str, located: Any) -> str:
+    """Stable across runs of the same file: rule, file, record and place in the record."""
+    origin = located.origin
+    basis = f"{located.finding.rule.code}\0{path}\0{origin.record}\0{origin.pointer or ''}"
+    return hashlib.sha256(basis.encode()).hexdigest()[:32]
