@@ -1,13 +1,198 @@
 """Reader ``neurolink``: NeuroLink conversation exports (Redis conversation object, ChatMessage[]).
 
-Spec: shared/spec/formats/neurolink.md.  (Not implemented yet: claims no file.)
+Spec: shared/spec/formats/neurolink.md.  NeuroLink writes no transcript files; users get
+the Redis value (``serializeConversation`` = compact ``JSON.stringify``) or a
+``ChatMessage[]`` (``getConversationHistory``, ``neurolink memory history --format json``).
+One stored turn is ``user`` -> every ``tool_call`` -> every ``tool_result`` -> ``assistant``,
+so the calls of a batch form one assistant turn and the result run one user message.
+``Message.ref`` / ``Part.ref`` are the row's index in the message list;
+``Conversation.ref`` is the list's JSON Pointer (``/messages`` or ``""``).
 """
 
 from __future__ import annotations
 
-from transcript_doctor.model import Conversation
-from transcript_doctor.readers.base import Detection, Reader
-from transcript_doctor.source import Source
+from typing import Any
+
+from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
+from transcript_doctor.readers._neurolink_pairing import AdjacencyPairing
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.listing import Element, Listing, listings, sample
+from transcript_doctor.source import Container, Source
+
+KEYS = ("messages",)
+ROLES = frozenset({"user", "assistant", "system", "tool_call", "tool_result"})
+TOOL_ROLES = frozenset({"tool_call", "tool_result"})
+# What ``deserializeConversation`` (src/lib/utils/redis.ts) requires besides ``messages``.
+ENVELOPE = ("title", "sessionId", "userId", "createdAt", "updatedAt")
+ENVELOPE_KEYS = frozenset({"id", *ENVELOPE})
+TOOL_EVENTS = frozenset({"tool:start", "tool:end"})
+
+
+def _is_chat_message(item: Any) -> bool:
+    """The row check ``deserializeConversation`` applies to every message."""
+    return isinstance(item, dict) and item.get("role") in ROLES and isinstance(item.get("content"), str)
+
+
+def _stamped(item: dict[str, Any]) -> bool:
+    return isinstance(item.get("id"), str) and isinstance(item.get("timestamp"), str)
+
+
+def _foreign(item: Any) -> bool:
+    """A row no NeuroLink version writes: another API's role or block content."""
+    if not isinstance(item, dict):
+        return False
+    role = item.get("role")
+    return (isinstance(role, str) and role not in ROLES) or isinstance(item.get("content"), list)
+
+
+def _detect_object(value: dict[str, Any]) -> tuple[str, int] | None:
+    items = value.get("messages")
+    if not isinstance(items, list) or sum(k in value for k in ENVELOPE_KEYS) < 2:
+        return None
+    reason = "NeuroLink conversation object"
+    if all(k in value for k in ENVELOPE) and not any(_foreign(i) for i in items):
+        return reason, DEFINITIVE  # the Redis value's own envelope; damaged rows are read leniently
+    if items and all(_is_chat_message(i) for i in items):
+        return reason, SPECIFIC
+    return None
+
+
+def _detect_list(value: list[Any]) -> tuple[str, int] | None:
+    if not value or not all(_is_chat_message(i) for i in value):
+        return None
+    if any(i["role"] in TOOL_ROLES for i in value) or all(_stamped(i) for i in value):
+        return "NeuroLink ChatMessage list", SPECIFIC
+    return None  # plain role/content rows: indistinguishable from openai-chat
+
+
+def _replay_start(value: Any, items: list[Any]) -> int:
+    """Index of the first replayed row.
+
+    ``buildContextFromPointer`` (src/lib/utils/conversationMemory.ts) sends a summary plus
+    the rows after ``summarizedUpToMessageId`` when both it and ``summarizedMessage`` are
+    set and the id is found; otherwise every row.  The summary is a user row built at read
+    time ahead of all others, so no rule could name it: it is not modelled.
+    """
+    if not isinstance(value, dict):
+        return 0
+    pointer = value.get("summarizedUpToMessageId")
+    if not (isinstance(pointer, str) and pointer and value.get("summarizedMessage")):
+        return 0
+    for index, item in enumerate(items):
+        if isinstance(item, dict) and item.get("id") == pointer:
+            return index + 1
+    return 0
+
+
+def _tool_activity(item: dict[str, Any]) -> bool:
+    """``messageHasToolActivity``: an empty assistant row kept on purpose for a tool-only turn."""
+    if item.get("tool") or item.get("args") or item.get("result"):
+        return True
+    events = item.get("events")
+    return isinstance(events, list) and any(
+        isinstance(e, dict) and e.get("type") in TOOL_EVENTS for e in events
+    )
+
+
+def _name(item: dict[str, Any]) -> str | None:
+    tool = item.get("tool")
+    return tool if isinstance(tool, str) and tool else None
+
+
+def _call_id(item: dict[str, Any]) -> str | None:
+    # Unconfirmed: ``toolCallId`` on both rows is described by PR #1280/#1285 (2026-08),
+    # after the pinned commit; its exact placement is not in the stored source.
+    value = item.get("toolCallId")
+    return value if isinstance(value, str) and value else None
+
+
+def _is_error(item: dict[str, Any]) -> bool:
+    result = item.get("result")
+    return isinstance(result, dict) and (result.get("success") is False or bool(result.get("error")))
+
+
+class _Builder:
+    """Groups rows into provider messages while walking the list once."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.pairing = AdjacencyPairing()
+        self._batch: Message | None = None
+        self._run: Message | None = None
+
+    def add(self, element: Element) -> None:
+        item = element.value
+        if not isinstance(item, dict):
+            return
+        role = item.get("role")
+        if role == "tool_call":
+            self._tool_call(element, item)
+        elif role == "tool_result":
+            self._tool_result(element, item)
+        elif role in ("user", "assistant", "system") and isinstance(item.get("content"), str):
+            self._batch = self._run = None
+            self.pairing.boundary()
+            self._plain(element, item, role)
+
+    def _tool_call(self, element: Element, item: dict[str, Any]) -> None:
+        self._run = None
+        origin = element.at()
+        if self._batch is None:
+            self._batch = Message(Role.ASSISTANT, [], origin, ref=element.record)
+            self.messages.append(self._batch)
+        name = _name(item)
+        call_id = _call_id(item)
+        paired_by = "id"
+        if call_id is None:
+            call_id, paired_by = self.pairing.call(element.record, name).call_id, "adjacency"
+        part = Part(
+            PartKind.TOOL_CALL,
+            origin,
+            call_id=call_id,
+            name=name,
+            paired_by=paired_by,
+            ref=element.record,
+        )
+        self._batch.parts.append(part)
+
+    def _tool_result(self, element: Element, item: dict[str, Any]) -> None:
+        self._batch = None
+        origin = element.at()
+        if self._run is None:
+            self._run = Message(Role.USER, [], origin, ref=element.record)
+            self.messages.append(self._run)
+        name = _name(item)
+        call_id = _call_id(item)
+        paired_by = "id"
+        if call_id is None:
+            call_id, name = self.pairing.result(element.record, name)
+            paired_by = "adjacency"
+        part = Part(
+            PartKind.TOOL_RESULT,
+            origin,
+            call_id=call_id,
+            name=name,
+            paired_by=paired_by,
+            is_error=_is_error(item),
+            ref=element.record,
+        )
+        self._run.parts.append(part)
+
+    def _plain(self, element: Element, item: dict[str, Any], role: str) -> None:
+        content: str = item["content"]
+        if role == "assistant" and not content.strip() and _tool_activity(item):
+            return  # tool-only turn marker: every replay path drops empty assistant text
+        text = Part(PartKind.TEXT, element.at("content"), text=content, ref=element.record)
+        if role == "user":
+            dup = (content, item.get("id"), item.get("timestamp"))
+            has_identity = dup[1] is not None or dup[2] is not None
+            message = Message(
+                Role.USER, [text], element.at(), dup_key=dup if has_identity else None, ref=element.record
+            )
+        else:
+            kind = Role.ASSISTANT if role == "assistant" else Role.SYSTEM
+            message = Message(kind, [text], element.at(), ref=element.record)
+        self.messages.append(message)
 
 
 class NeurolinkReader(Reader):
@@ -15,10 +200,29 @@ class NeurolinkReader(Reader):
     summary = "NeuroLink conversation exports (Redis conversation object, ChatMessage[])"
 
     def detect(self, source: Source) -> Detection | None:
-        return None
+        if source.container is not Container.JSON:
+            return None  # both shapes are single JSON documents
+        value = source.value
+        found = None
+        if isinstance(value, dict):
+            found = _detect_object(value)
+        elif isinstance(value, list):
+            found = _detect_list(value)
+        return self.claim(*found) if found else None
 
     def read(self, source: Source) -> list[Conversation]:
-        return []
+        _, per_line = sample(source, KEYS)
+        value = source.value if source.container is Container.JSON else None
+        return [self._conversation(listing, value) for listing in listings(source, KEYS, per_line)]
+
+    def _conversation(self, listing: Listing, document: Any) -> Conversation:
+        elements = listing.elements
+        start = _replay_start(document, [e.value for e in elements])
+        builder = _Builder()
+        for element in elements[start:]:
+            builder.add(element)
+        base = elements[0].pointer.rsplit("/", 1)[0] if elements else ""
+        return Conversation(builder.messages, self.dialect, label=listing.label, ref=base)
 
 
 READER = NeurolinkReader()
