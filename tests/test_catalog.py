@@ -58,8 +58,8 @@ def test_spec_strings_match_whole_turns(text: str, kind: str, vendor: str) -> No
 def test_harness_only_markers_need_the_vendor_flag() -> None:
     loaded = catalog.load()
     assert loaded.whole_match("API Error: 400 {}", harness_written=False) is None
-    marker = loaded.whole_match("API Error: 400 {}", harness_written=True)
-    assert marker is not None and marker.id == "claude-code-api-error"
+    marker = loaded.whole_match("You've hit your session limit · resets 9:50pm", harness_written=True)
+    assert marker is not None and marker.id == "claude-code-synthetic-reply"
 
 
 def test_mentions_are_not_whole_matches() -> None:

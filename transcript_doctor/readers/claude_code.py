@@ -1,24 +1,397 @@
 """Reader ``claude-code``: Claude Code session JSONL (uuid/parentUuid entries, one line per content block).
 
-Spec: shared/spec/formats/claude-code.md.  (Not implemented yet: claims no file.)
+Spec: shared/spec/formats/claude-code.md.  The file is a tree, not a list: the conversation the
+API sees is the active chain (``_claude_code_chain``), with the one-line-per-block assistant
+lines of one response grouped into one turn and consecutive user lines merged, tool results
+first, as Claude Code's ``normalizeMessagesForAPI`` does.  Off-chain branches (rewinds,
+retries) and metadata lines are not replayed, so they are never findings.
 """
 
 from __future__ import annotations
 
-from transcript_doctor.model import Conversation
-from transcript_doctor.readers.base import Detection, Reader
-from transcript_doctor.source import Source
+from dataclasses import dataclass, field
+from typing import Any
+
+from transcript_doctor.jsonspan import join
+from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.readers._claude_code_chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.source import Container, Line, Source
+
+REASON = "Claude Code entry envelope (uuid/parentUuid, message.content blocks)"
+METADATA_REASON = (
+    "Claude Code metadata lines (summary, file-history-snapshot, queue-operation) before any entry"
+)
+SYNTHETIC_MODEL = "<synthetic>"
+CALL_BLOCKS = frozenset({"tool_use"})  # server_tool_use / mcp_tool_use answer inside the same turn
+THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+MEDIA_BLOCKS = frozenset({"image", "document"})
+# uuid-less lines that only Claude Code writes, with the key that marks each.
+METADATA_KEYS = {
+    "summary": "leafUuid",
+    "file-history-snapshot": "snapshot",
+    "queue-operation": "operation",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LineRef:
+    """One record of the file: ``index`` into ``source.lines``, its uuid and parent link."""
+
+    index: int
+    uuid: str
+    parent: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRef:
+    """Every line a message was built from, in chain order.
+
+    ``kind`` is ``assistant`` (one response: remove all lines, re-link the child of the last
+    to the parent of the first), ``user`` (a run of merged user lines) or ``copy`` (a later
+    byte-identical copy of a user line, TD403: delete it, nothing to re-link).
+    """
+
+    kind: str
+    lines: tuple[LineRef, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RelinkRef:
+    """TD404: the line to re-link and the nearest earlier line of its session and sidechain."""
+
+    line: LineRef
+    target: str | None
+
+
+@dataclass(slots=True)
+class FileRef:
+    """Who names whom: what a fix must re-point when it removes or moves a line.
+
+    Keys are uuids; values are record indices of the lines that name them as ``parentUuid``,
+    ``logicalParentUuid`` (compact boundaries) or ``leafUuid`` (summary lines).
+    """
+
+    children: dict[str, list[int]] = field(default_factory=dict)
+    logical_children: dict[str, list[int]] = field(default_factory=dict)
+    summaries: dict[str, list[int]] = field(default_factory=dict)
+    leaf: str | None = None
+    sidechain: bool = False
+
+
+def _entry_like(record: dict[str, Any]) -> bool:
+    """A user/assistant entry in Claude Code's envelope (Qwen Code uses ``message.parts``)."""
+    if record.get("type") not in ("user", "assistant"):
+        return False
+    message = record.get("message")
+    return (
+        isinstance(record.get("uuid"), str)
+        and "parentUuid" in record
+        and isinstance(record.get("sessionId"), str)
+        and isinstance(message, dict)
+        and message.get("role") in ("user", "assistant")
+        and isinstance(message.get("content"), (str, list))
+    )
+
+
+def _foreign(record: dict[str, Any]) -> bool:
+    """Signals of Qwen Code's look-alike envelope."""
+    message = record.get("message")
+    if isinstance(message, dict) and ("parts" in message or message.get("role") == "model"):
+        return True
+    return record.get("type") == "tool_result" or "systemPayload" in record
+
+
+def _metadata_line(record: dict[str, Any]) -> bool:
+    kind = record.get("type")
+    key = METADATA_KEYS.get(kind) if isinstance(kind, str) else None
+    return key is not None and key in record and "uuid" not in record
 
 
 class ClaudeCodeReader(Reader):
     name = "claude-code"
     summary = "Claude Code session JSONL (uuid/parentUuid entries, one line per content block)"
+    dialect = Dialect(coalesce_roles=True, thinking_only_is_empty=True)
 
     def detect(self, source: Source) -> Detection | None:
+        if source.container is not Container.JSONL:
+            return None
+        head = source.head()
+        if not head or not all(isinstance(r, dict) for r in head):
+            return None
+        if any(_foreign(r) for r in head):
+            return None
+        entries = [r for r in head if _entry_like(r)]
+        if entries:
+            full = any("userType" in r or "isSidechain" in r for r in entries)
+            return self.claim(REASON, DEFINITIVE if full else SPECIFIC)
+        # Metadata written ahead of the first message (summaries, snapshots, queue operations,
+        # bookkeeping types that change every release) can fill the whole head.
+        if all(isinstance(r.get("type"), str) for r in head) and any(_metadata_line(r) for r in head):
+            return self.claim(METADATA_REASON, SPECIFIC)
         return None
 
     def read(self, source: Source) -> list[Conversation]:
+        scan = _Scan(source)
+        for line in source.lines:
+            record = source.record(line)
+            if isinstance(record, dict):
+                scan.add(line, record)
+        return [scan.conversation(self.dialect)]
+
+
+class _Scan:
+    """One streaming pass: keeps per line only what the chain and the rules need."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.entries: dict[str, Entry] = {}
+        self.known: set[str] = set()  # every uuid in the file, whatever the line type
+        self.ref = FileRef()
+        self.previous: dict[tuple[object, bool], str] = {}
+        self.snipped: set[str] = set()  # history-snip removals (``snipMetadata.removedUuids``)
+        self.segment: Segment | None = None  # newest partial-compaction segment
+        self.last_boundary = -1  # record index of the newest compact boundary
+
+    def add(self, line: Line, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if kind == "summary":
+            leaf = record.get("leafUuid")
+            if isinstance(leaf, str):
+                self.ref.summaries.setdefault(leaf, []).append(line.index)
+            return
+        uuid = record.get("uuid")
+        if not isinstance(uuid, str):
+            return  # snapshots, queue operations, titles, bookkeeping: passed through
+        self.known.add(uuid)
+        parent = record.get("parentUuid")
+        parent = parent if isinstance(parent, str) else None
+        if parent is not None:
+            self.ref.children.setdefault(parent, []).append(line.index)
+        logical = record.get("logicalParentUuid")
+        if isinstance(logical, str):
+            self.ref.logical_children.setdefault(logical, []).append(line.index)
+        if not isinstance(kind, str) or kind not in CHAIN_KINDS:
+            return  # api-request-blob and other bookkeeping: never turns
+        self._load_metadata(line, record)
+        earlier = self.entries.get(uuid)
+        if earlier is not None and self._same_bytes(earlier, line):
+            earlier.copies.append((line.number, line.index))
+            return
+        # A rewritten line (same uuid, new bytes) replaces the earlier one, as Claude Code's Map does.
+        entry = self._entry(line, record, kind, uuid, parent)
+        if earlier is not None:
+            entry.previous = earlier.previous  # not itself
+        self.entries[uuid] = entry
+
+    def _load_metadata(self, line: Line, record: dict[str, Any]) -> None:
+        """Compaction and snip markers that change the chain Claude Code loads."""
+        snip = record.get("snipMetadata")
+        removed = snip.get("removedUuids") if isinstance(snip, dict) else None
+        if isinstance(removed, list):
+            self.snipped.update(u for u in removed if isinstance(u, str))
+        if record.get("type") != "system" or record.get("subtype") != "compact_boundary":
+            return
+        self.last_boundary = line.index
+        compact = record.get("compactMetadata")
+        kept = compact.get("preservedSegment") if isinstance(compact, dict) else None
+        if isinstance(kept, dict):
+            head, anchor, tail = kept.get("headUuid"), kept.get("anchorUuid"), kept.get("tailUuid")
+            if isinstance(head, str) and isinstance(anchor, str) and isinstance(tail, str):
+                self.segment = Segment(line.index, head, anchor, tail)
+
+    def _same_bytes(self, earlier: Entry, line: Line) -> bool:
+        first = self.source.lines[earlier.index]
+        return self.source.line_bytes(first) == self.source.line_bytes(line)
+
+    def _entry(self, line: Line, record: dict[str, Any], kind: str, uuid: str, parent: str | None) -> Entry:
+        sidechain = record.get("isSidechain") is True
+        timestamp = record.get("timestamp")
+        entry = Entry(
+            line.index,
+            line.number,
+            kind,
+            uuid,
+            parent,
+            sidechain,
+            timestamp if isinstance(timestamp, str) else "",
+        )
+        if kind != "progress":
+            key = (record.get("sessionId"), sidechain)
+            entry.previous = self.previous.get(key)
+            self.previous[key] = uuid
+        message = record.get("message")
+        if kind in ("user", "assistant") and isinstance(message, dict):
+            ref = LineRef(line.index, uuid, parent)
+            entry.parts = _parts(message.get("content"), line, ref, kind == "assistant")
+            if kind == "assistant":
+                msg_id = message.get("id")
+                entry.msg_id = msg_id if isinstance(msg_id, str) and msg_id else None
+                entry.harness = (
+                    message.get("model") == SYNTHETIC_MODEL or record.get("isApiErrorMessage") is True
+                )
+            else:
+                entry.has_result = any(p.kind is PartKind.TOOL_RESULT for p in entry.parts)
+        return entry
+
+    def conversation(self, dialect: Dialect) -> Conversation:
+        broken = self._broken_links()  # every line of the file, before the loader drops any
+        load(self.entries, self.snipped, self.segment, self.last_boundary)
+        leaf = newest_leaf(self.entries)
+        chain = walk(self.entries, leaf) if leaf is not None else []
+        self.ref.leaf = leaf.uuid if leaf is not None else None
+        self.ref.sidechain = leaf.sidechain if leaf is not None else False
+        return Conversation(_messages(chain), dialect, broken, ref=self.ref)
+
+    def _broken_links(self) -> list[BrokenLink]:
+        links = []
+        for entry in sorted(self.entries.values(), key=lambda e: e.index):
+            if entry.parent is not None and entry.parent not in self.known:
+                ref = RelinkRef(LineRef(entry.index, entry.uuid, entry.parent), entry.previous)
+                links.append(BrokenLink(Origin(entry.number, entry.index), entry.parent, ref))
+        return links
+
+
+def _parts(content: Any, line: Line, ref: LineRef, assistant: bool) -> list[Part]:
+    if isinstance(content, str):
+        return [
+            Part(PartKind.TEXT, Origin(line.number, line.index, "/message/content"), text=content, ref=ref)
+        ]
+    if not isinstance(content, list):
         return []
+    parts = []
+    for position, block in enumerate(content):
+        origin = Origin(line.number, line.index, join("message", "content", position))
+        parts.append(_block(block, origin, ref, assistant))
+    return parts
+
+
+def _block(block: Any, origin: Origin, ref: LineRef, assistant: bool) -> Part:
+    kind = block.get("type") if isinstance(block, dict) else None
+    if not isinstance(block, dict) or not isinstance(kind, str):
+        return Part(PartKind.OTHER, origin, ref=ref)
+    if kind == "text":
+        text = block.get("text")
+        return Part(PartKind.TEXT, origin, text=text if isinstance(text, str) else "", ref=ref)
+    if kind in THINKING_BLOCKS and assistant:
+        return _thinking(block, kind, origin, ref)
+    if kind in CALL_BLOCKS and assistant:
+        return Part(
+            PartKind.TOOL_CALL, origin, call_id=_text(block, "id"), name=_text(block, "name"), ref=ref
+        )
+    if kind == "tool_result" and not assistant:
+        return Part(
+            PartKind.TOOL_RESULT,
+            origin,
+            call_id=_text(block, "tool_use_id"),
+            is_error=block.get("is_error") is True,
+            ref=ref,
+        )
+    if kind in MEDIA_BLOCKS:
+        return Part(PartKind.MEDIA, origin, ref=ref)
+    return Part(PartKind.OTHER, origin, ref=ref)
+
+
+def _thinking(block: dict[str, Any], kind: str, origin: Origin, ref: LineRef) -> Part:
+    if kind == "redacted_thinking":
+        # The encrypted ``data`` is the block's own proof: no signature is asked of it.
+        return Part(PartKind.THINKING, origin, signature=_text(block, "data"), ref=ref)
+    signature = block.get("signature")
+    return Part(
+        PartKind.THINKING,
+        origin,
+        text=_text(block, "thinking") or "",
+        signature=signature if isinstance(signature, str) else None,
+        needs_signature=True,
+        ref=ref,
+    )
+
+
+def _text(block: dict[str, Any], key: str) -> str | None:
+    value = block.get(key)
+    return value if isinstance(value, str) else None
+
+
+class _Run:
+    """A message being assembled from consecutive chain lines."""
+
+    def __init__(self, role: Role, entry: Entry) -> None:
+        self.role = role
+        self.origin = Origin(entry.number, entry.index)
+        self.msg_id = entry.msg_id
+        self.lines: list[LineRef] = []
+        self.results: list[Part] = []
+        self.others: list[Part] = []
+        self.harness = False
+
+    def take(self, entry: Entry) -> None:
+        self.lines.append(LineRef(entry.index, entry.uuid, entry.parent))
+        self.harness = self.harness or entry.harness
+        if self.role is Role.ASSISTANT:
+            self.others.extend(entry.parts)
+            return
+        for part in entry.parts:  # Claude Code hoists tool_result blocks to the front
+            (self.results if part.kind is PartKind.TOOL_RESULT else self.others).append(part)
+
+    def message(self, dup_key: object = None) -> Message:
+        kind = "assistant" if self.role is Role.ASSISTANT else "user"
+        return Message(
+            self.role,
+            self.results + self.others,
+            self.origin,
+            harness_written=self.harness,
+            dup_key=dup_key,
+            ref=MessageRef(kind, tuple(self.lines)),
+        )
+
+
+def _messages(chain: list[Entry]) -> list[Message]:
+    """Group the chain into API messages; system and attachment lines are not sent.
+
+    Unconfirmed: how Claude Code renders each ``attachment`` type into the request; they are
+    left out here, and never split a run of user lines or the lines of one response.
+    """
+    messages: list[Message] = []
+    run: _Run | None = None
+    for entry in chain:
+        if entry.kind == "assistant":
+            if (
+                run is None
+                or run.role is not Role.ASSISTANT
+                or entry.msg_id is None
+                or entry.msg_id != run.msg_id
+            ):
+                if run is not None:
+                    messages.append(run.message())
+                run = _Run(Role.ASSISTANT, entry)
+            run.take(entry)
+        elif entry.kind == "user":
+            if run is None or run.role is not Role.USER:
+                if run is not None:
+                    messages.append(run.message())
+                run = _Run(Role.USER, entry)
+            run.take(entry)
+            if entry.copies:
+                messages.append(run.message(("uuid", entry.uuid)))
+                messages.extend(_copies(entry))
+                run = None
+    if run is not None:
+        messages.append(run.message())
+    return messages
+
+
+def _copies(entry: Entry) -> list[Message]:
+    """Byte-identical repeats of a user line: invisible to Claude Code (keyed by uuid), TD403 here."""
+    return [
+        Message(
+            Role.USER,
+            [],
+            Origin(number, index),
+            dup_key=("uuid", entry.uuid),
+            ref=MessageRef("copy", (LineRef(index, entry.uuid, entry.parent),)),
+        )
+        for number, index in entry.copies
+    ]
 
 
 READER = ClaudeCodeReader()

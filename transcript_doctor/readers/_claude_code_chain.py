@@ -1,0 +1,256 @@
+"""The replayed path through a Claude Code session tree, derived the way Claude Code derives it.
+
+Claude Code never replays its file top to bottom: it indexes every entry by ``uuid``, picks the
+newest leaf, walks ``parentUuid`` back to the root and then splices back the parallel tool calls
+that the single-parent walk loses (``buildConversationChain`` and
+``recoverOrphanedParallelToolResults`` in ``sessionStorage.ts``).  Doing the same is what keeps
+rewinds and retries from looking like damage and healthy parallel calls from looking unanswered.
+Everything here is iterative: chains can be 100k entries deep.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from transcript_doctor.model import Part
+
+TURN_KINDS = frozenset({"user", "assistant"})
+# Entries that are chain members.  ``progress`` lines are bridged: Claude Code re-parents their
+# children to their own parent on load (``progressBridge``, pre-#24099 transcripts).
+CHAIN_KINDS = frozenset({"user", "assistant", "system", "attachment", "progress"})
+BRIDGED_KINDS = frozenset({"progress"})
+
+_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)?\Z")
+
+
+@dataclass(slots=True, eq=False)
+class Entry:
+    """What one chain line contributes; the parsed dict itself is not kept."""
+
+    index: int
+    number: int
+    kind: str
+    uuid: str
+    parent: str | None
+    sidechain: bool
+    timestamp: str
+    msg_id: str | None = None
+    parts: list[Part] = field(default_factory=list)
+    harness: bool = False
+    has_result: bool = False  # a user line holding tool_result blocks
+    # The nearest earlier chain line of the same session and sidechain (TD404 re-link target).
+    previous: str | None = None
+    copies: list[tuple[int, int]] = field(default_factory=list)  # byte-identical (number, index)
+    resolved: str | None = None  # parent as Claude Code's loader sees it (bridged, re-linked)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """``compactMetadata.preservedSegment`` of a compact boundary (partial compaction)."""
+
+    boundary: int  # record index of the boundary line
+    head: str
+    anchor: str
+    tail: str
+
+
+def timestamp_key(value: str) -> float | None:
+    """Seconds since the epoch like ``Date.parse``; None where it would give NaN."""
+    found = _ISO.match(value)
+    if found is None:
+        return None
+    year, month, day, hour, minute, second = (int(found.group(i)) for i in range(1, 7))
+    try:
+        seconds: float = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
+    fraction = found.group(7)
+    if fraction:
+        seconds += int(fraction[:6].ljust(6, "0")) / 1_000_000
+    zone = found.group(8)
+    if zone and zone != "Z":
+        sign = -1 if zone[0] == "+" else 1
+        digits = zone[1:].replace(":", "")
+        seconds += sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    return seconds
+
+
+def load(entries: dict[str, Entry], snipped: set[str], segment: Segment | None, last_boundary: int) -> None:
+    """Turn the file's entries into the map Claude Code's ``loadTranscriptFile`` resumes from.
+
+    In the loader's order: progress lines bridged, the preserved segment of a partial
+    compaction re-linked (``applyPreservedSegmentRelinks``), history-snip removals bridged
+    (``applySnipRemovals``).  Bridged and deleted entries leave ``entries``.
+    """
+    _bridge(entries, {u for u, e in entries.items() if e.kind in BRIDGED_KINDS}, lambda e: e.parent)
+    if segment is not None:
+        _relink_preserved(entries, segment, last_boundary)
+    if snipped:
+        _bridge(entries, snipped & entries.keys(), lambda e: e.resolved)
+
+
+def _bridge(entries: dict[str, Entry], gone: set[str], link: Callable[[Entry], str | None]) -> None:
+    """Point every entry past the ``gone`` ones (whose own links lead on), then drop them."""
+    targets = {uuid: link(entries[uuid]) for uuid in gone}
+    memo: dict[str, str | None] = {}
+    for entry in entries.values():
+        entry.resolved = _skip(link(entry), targets, memo)
+    for uuid in gone:
+        del entries[uuid]
+
+
+def _skip(start: str | None, targets: dict[str, str | None], memo: dict[str, str | None]) -> str | None:
+    path: list[str] = []
+    on_path: set[str] = set()
+    current = start
+    while current is not None and current in targets:
+        if current in memo:
+            current = memo[current]
+            break
+        if current in on_path:  # a cycle of bridged lines leads nowhere
+            current = None
+            break
+        path.append(current)
+        on_path.add(current)
+        current = targets[current]
+    for uuid in path:
+        memo[uuid] = current
+    return current
+
+
+def _relink_preserved(entries: dict[str, Entry], segment: Segment, last_boundary: int) -> None:
+    """Splice a partial compaction's kept messages back between its summary and what follows.
+
+    Only the segment of the newest boundary is live; either way everything written before
+    the newest boundary, except the live segment, is dropped, as Claude Code does.
+    """
+    preserved: set[str] = set()
+    if segment.boundary == last_boundary:
+        current = entries.get(segment.tail)
+        while current is not None and current.uuid not in preserved:
+            preserved.add(current.uuid)
+            if current.uuid == segment.head:
+                break
+            current = entries.get(current.resolved) if current.resolved else None
+        else:
+            return  # the walk from tail never reached head: Claude Code leaves the file alone
+        entries[segment.head].resolved = segment.anchor
+        for entry in entries.values():
+            if entry.resolved == segment.anchor and entry.uuid != segment.head:
+                entry.resolved = segment.tail
+    for uuid in [u for u, e in entries.items() if e.index < last_boundary and u not in preserved]:
+        del entries[uuid]
+
+
+def newest_leaf(entries: dict[str, Entry]) -> Entry | None:
+    """The leaf Claude Code resumes: the newest non-sidechain turn that ends a branch.
+
+    A branch that ends in system lines ends, for resume, at the turn above them.  Files of
+    sidechain lines only (sub-agent files) are conversations of their own: their newest leaf.
+    """
+    referenced = {e.resolved for e in entries.values() if e.resolved}
+    memo: dict[str, Entry | None] = {}
+    leaves: dict[str, Entry] = {}
+    for entry in entries.values():
+        if entry.uuid in referenced:
+            continue
+        leaf = _turn_above(entry, entries, memo)
+        if leaf is not None:
+            leaves.setdefault(leaf.uuid, leaf)
+    main = [leaf for leaf in leaves.values() if not leaf.sidechain]
+    return _latest(main or list(leaves.values()))
+
+
+def _turn_above(start: Entry, entries: dict[str, Entry], memo: dict[str, Entry | None]) -> Entry | None:
+    path: list[str] = []
+    seen: set[str] = set()
+    current: Entry | None = start
+    found: Entry | None = None
+    while current is not None:
+        if current.kind in TURN_KINDS:
+            found = current
+            break
+        if current.uuid in memo:
+            found = memo[current.uuid]
+            break
+        if current.uuid in seen:
+            break
+        seen.add(current.uuid)
+        path.append(current.uuid)
+        current = entries.get(current.resolved) if current.resolved else None
+    for uuid in path:
+        memo[uuid] = found
+    return found
+
+
+def _latest(leaves: list[Entry]) -> Entry | None:
+    """``findLatestMessage``: the first leaf with the greatest timestamp, in load order."""
+    best: Entry | None = None
+    best_time = float("-inf")
+    for leaf in leaves:
+        moment = timestamp_key(leaf.timestamp)
+        if moment is not None and moment > best_time:
+            best, best_time = leaf, moment
+    if best is None and leaves:
+        # Unconfirmed: Claude Code finds no chain when no leaf has a parseable timestamp;
+        # the last leaf in the file is the closest reading of such a file.
+        best = max(leaves, key=lambda leaf: leaf.index)
+    return best
+
+
+def walk(entries: dict[str, Entry], leaf: Entry) -> list[Entry]:
+    """Root-to-leaf chain, recovered parallel tool calls spliced in after their response."""
+    chain: list[Entry] = []
+    seen: set[str] = set()
+    current: Entry | None = leaf
+    while current is not None and current.uuid not in seen:
+        seen.add(current.uuid)
+        chain.append(current)
+        current = entries.get(current.resolved) if current.resolved else None
+    chain.reverse()
+    return _recover_parallel(chain, entries.values(), seen)
+
+
+def _recover_parallel(chain: list[Entry], everything: Iterable[Entry], seen: set[str]) -> list[Entry]:
+    """Re-attach the sibling tool_use lines and tool_result lines a single-parent walk drops.
+
+    2.1.x parents each ``tool_result`` line on the one-block assistant line holding its own
+    ``tool_use`` (``sourceToolAssistantUUID``), so N parallel calls form N branches.  Off-chain
+    assistant lines sharing a ``message.id`` with an on-chain one, and the result lines hanging
+    off any line of that response, go right after the response's last on-chain line.
+    """
+    anchors: dict[str, Entry] = {}
+    for entry in chain:
+        if entry.kind == "assistant" and entry.msg_id:
+            anchors[entry.msg_id] = entry
+    if not anchors:
+        return chain
+    siblings: dict[str, list[Entry]] = {}
+    results: dict[str, list[Entry]] = {}
+    for entry in everything:
+        if entry.kind == "assistant" and entry.msg_id in anchors:
+            siblings.setdefault(entry.msg_id, []).append(entry)
+        elif entry.kind == "user" and entry.has_result and entry.resolved:
+            results.setdefault(entry.resolved, []).append(entry)
+    inserts: dict[str, list[Entry]] = {}
+    for msg_id, anchor in anchors.items():
+        group = siblings.get(msg_id, [anchor])
+        lost = [s for s in group if s.uuid not in seen]
+        answers = [r for member in group for r in results.get(member.uuid, ()) if r.uuid not in seen]
+        if not lost and not answers:
+            continue
+        lost.sort(key=lambda e: e.timestamp)
+        answers.sort(key=lambda e: e.timestamp)
+        recovered = lost + answers
+        seen.update(e.uuid for e in recovered)
+        inserts[anchor.uuid] = recovered
+    if not inserts:
+        return chain
+    spliced: list[Entry] = []
+    for entry in chain:
+        spliced.append(entry)
+        spliced.extend(inserts.get(entry.uuid, ()))
+    return spliced
