@@ -1,24 +1,124 @@
 """Reader ``gemini-checkpoint``: Gemini Content[] histories and Gemini CLI /chat save checkpoints.
 
-Spec: shared/spec/formats/gemini-checkpoint.md.  (Not implemented yet: claims no file.)
+Spec: shared/spec/formats/gemini-checkpoint.md.  ``/chat resume`` sets the client history
+to the stored array as it is, so the file order is the replayed order: one ``model``
+Content is one turn.  The stored parts are API parts, so a missing ``thoughtSignature``
+on a turn's first ``functionCall`` is a real absence (TD401).
 """
 
 from __future__ import annotations
 
-from transcript_doctor.model import Conversation
-from transcript_doctor.readers.base import Detection, Reader
-from transcript_doctor.source import Source
+from typing import Any
+
+from transcript_doctor.jsonspan import join
+from transcript_doctor.model import Conversation, Dialect, Message, Origin, PartKind, Role
+from transcript_doctor.readers import gemini_content
+from transcript_doctor.readers.base import DEFINITIVE, SHAPE, SPECIFIC, Detection, Reader
+from transcript_doctor.source import Container, Source
+
+ROLES = {"user": Role.USER, "model": Role.ASSISTANT}
+
+
+def _is_content(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("role") in ROLES and isinstance(item.get("parts"), list)
+
+
+def _history(value: Any) -> tuple[list[Any], str] | None:
+    """The Content list and its pointer: ``history`` of a checkpoint, or the bare array."""
+    if isinstance(value, dict) and isinstance(value.get("history"), list):
+        return value["history"], "/history"
+    if isinstance(value, list):
+        return value, ""
+    return None
 
 
 class GeminiCheckpointReader(Reader):
     name = "gemini-checkpoint"
     summary = "Gemini Content[] histories and Gemini CLI /chat save checkpoints"
+    # The CLI coalesces adjacent same-role Contents before sending; a tool-response turn
+    # followed by a prompt is fused into one user turn on replay (TD104).
+    dialect = Dialect(coalesce_roles=True, fuses_tool_response=True)
 
     def detect(self, source: Source) -> Detection | None:
-        return None
+        if source.container is not Container.JSON:
+            return None
+        value = source.value
+        found = _history(value)
+        if found is None:
+            return None
+        items, pointer = found
+        if not all(_is_content(item) for item in items):
+            return None
+        if pointer:
+            # `{history, authType}` is what `/chat save` writes; `history` alone is less sure.
+            score = DEFINITIVE if isinstance(value.get("authType"), str) else SPECIFIC
+            if not items and score == SPECIFIC:
+                return None
+            return self.claim("Gemini /chat save checkpoint", score)
+        if not items:
+            return None
+        return self.claim("Gemini Content[] history", SHAPE)
 
     def read(self, source: Source) -> list[Conversation]:
-        return []
+        if source.container is not Container.JSON:
+            return []  # forced on JSONL: checkpoints are single documents
+        found = _history(source.value)
+        if found is None:
+            return []
+        items, base = found
+        messages: list[Message] = []
+        for index, item in enumerate(items):
+            if isinstance(item, dict) and item.get("role") in ROLES:
+                messages.append(_message(item, index, base))
+        _pair_id_less(messages)
+        return [Conversation(messages, self.dialect, ref=base)]
+
+
+def _message(item: dict[str, Any], index: int, base: str) -> Message:
+    """One Content; ``Message.ref`` is its index in the list, ``Part.ref`` its part index."""
+    pointer = f"{base}/{index}"
+
+    def at(part: int) -> Origin:
+        return Origin(0, index, pointer + join("parts", part))
+
+    parts = gemini_content.parts(item.get("parts"), at)
+    for part in parts:
+        part.ref = int((part.origin.pointer or "").rsplit("/", 1)[1])
+    role = ROLES[item["role"]]
+    if role is Role.ASSISTANT:
+        first = next((p for p in parts if p.kind is PartKind.TOOL_CALL), None)
+        if first is not None:
+            first.needs_signature = True
+    return Message(role, parts, Origin(0, index, pointer), ref=index)
+
+
+def _pair_id_less(messages: list[Message]) -> None:
+    """Pair id-less calls with the id-less responses of the next user run, by position and name.
+
+    Adjacent same-role Contents are one turn once the CLI coalesces them, so a run of
+    model Contents is answered by the run of user Contents that follows it.
+    """
+    runs: list[tuple[Role, list[Message]]] = []
+    for message in messages:
+        if runs and runs[-1][0] is message.role:
+            runs[-1][1].append(message)
+        else:
+            runs.append((message.role, [message]))
+    for number, (role, run) in enumerate(runs):
+        if role is not Role.ASSISTANT:
+            continue
+        calls = [p for m in run for p in m.tool_calls]
+        if not any(c.call_id is None for c in calls):
+            continue
+        following = runs[number + 1][1] if number + 1 < len(runs) else []
+        results = [p for m in following for p in m.tool_results]
+        tag = f"position@{run[0].origin.pointer}"
+        gemini_content.pair_by_position(calls, results, tag)
+    # Results that no call could claim are still id-less; say how they were judged.
+    for message in messages:
+        for part in message.tool_results:
+            if part.call_id is None:
+                part.paired_by = "adjacency"
 
 
 READER = GeminiCheckpointReader()

@@ -1,0 +1,281 @@
+"""Reader gemini-checkpoint: detection, every applicable rule, negative controls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import FIXTURES, detected, findings, records, text_findings
+
+from transcript_doctor.model import Conversation
+from transcript_doctor.readers.gemini_checkpoint import READER
+from transcript_doctor.source import sniff
+
+DIR = FIXTURES / "gemini-checkpoint"
+CORPUS = DIR / "gen-chat-save__checkpoint-mytag.json"
+FILES = sorted(p.name for p in DIR.glob("*.json"))
+OURS = {"gemini-cli", "gemini-checkpoint"}
+
+
+def text(role: str, value: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"text": value}]}
+
+
+def fc(name: str, call_id: str | None = None, signature: str | None = "c2ln") -> dict[str, Any]:
+    part: dict[str, Any] = {"functionCall": {"name": name, "args": {}}}
+    if call_id is not None:
+        part["functionCall"]["id"] = call_id
+    if signature is not None:
+        part["thoughtSignature"] = signature
+    return part
+
+
+def fr(name: str, call_id: str | None = None) -> dict[str, Any]:
+    part: dict[str, Any] = {"functionResponse": {"name": name, "response": {"output": "ok"}}}
+    if call_id is not None:
+        part["functionResponse"]["id"] = call_id
+    return part
+
+
+def lint(*history: dict[str, Any], bare: bool = False) -> list[tuple[str, int, str | None]]:
+    """A checkpoint as `/chat save` writes it: JSON.stringify(…, null, 2), no final newline."""
+    value: Any = list(history) if bare else {"history": list(history), "authType": "gemini-api-key"}
+    return text_findings("checkpoint-t.json", json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def read(path: Path) -> Conversation:
+    (conversation,) = READER.read(sniff(str(path), path.read_bytes()))
+    return conversation
+
+
+# -- detection ------------------------------------------------------------------------------
+
+
+def test_fixture_list_is_complete() -> None:
+    assert FILES == [
+        "bare-id-less.json",
+        "gen-chat-save__checkpoint-mytag.json",
+        "interrupted-placeholder.json",
+        "missing-signature.json",
+    ]
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_detects_every_fixture(name: str) -> None:
+    assert detected(DIR / name) == "gemini-checkpoint"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],  # OpenAI
+        [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "yo"}]},
+        ],
+        {"messages": [{"role": "user", "content": "hi"}]},
+        {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},  # API request body: not claimed
+        {"history": [], "authType": None},
+        {"history": []},
+        [],
+        [{"role": "system", "parts": [{"text": "hi"}]}],
+        [{"role": "user", "parts": "hi"}],
+        {"sessionId": "s", "projectHash": "p", "messages": []},
+    ],
+)
+def test_does_not_claim_look_alikes(tmp_path: Path, value: Any) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(value))
+    assert detected(path) != "gemini-checkpoint"
+
+
+def test_does_not_claim_gemini_cli_sessions_or_other_readers_fixtures() -> None:
+    others = [
+        p
+        for p in FIXTURES.glob("*/*")
+        if p.parent.name != "gemini-checkpoint" and p.suffix in (".json", ".jsonl")
+    ]
+    assert any(p.parent.name == "gemini-cli" for p in others)
+    assert [p for p in others if detected(p) == "gemini-checkpoint"] == []
+
+
+def test_qwen_record_with_a_nested_content_list_is_not_claimed(tmp_path: Path) -> None:
+    line = {
+        "uuid": "u",
+        "parentUuid": None,
+        "sessionId": "s",
+        "type": "system",
+        "subtype": "chat_compression",
+        "systemPayload": {"info": {}, "compressedHistory": [text("user", "hi"), text("model", "yo")]},
+    }
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    assert detected(path) != "gemini-checkpoint"
+
+
+def test_empty_checkpoint_with_auth_type_is_claimed(tmp_path: Path) -> None:
+    path = tmp_path / "checkpoint-x.json"
+    path.write_text('{"history": [], "authType": "oauth-personal"}')
+    assert detected(path) == "gemini-checkpoint"
+    assert findings(path) == []
+
+
+# -- clean files ----------------------------------------------------------------------------------
+
+
+def test_corpus_checkpoint_is_clean() -> None:
+    assert findings(CORPUS) == []
+
+
+def test_id_less_history_pairs_by_position_and_name() -> None:
+    assert findings(DIR / "bare-id-less.json") == []
+    conversation = read(DIR / "bare-id-less.json")
+    (call,) = conversation.messages[1].tool_calls
+    (result,) = conversation.messages[2].tool_results
+    assert call.call_id == result.call_id is not None
+    assert (call.paired_by, result.paired_by) == ("adjacency", "adjacency")
+
+
+def test_refs_name_the_content_and_part() -> None:
+    conversation = read(CORPUS)
+    assert conversation.ref == "/history"
+    assert [m.ref for m in conversation.messages] == [0, 1, 2, 3]
+    assert [p.ref for p in conversation.messages[0].parts] == [0, 1]
+    assert conversation.messages[1].tool_calls[0].origin.pointer == "/history/1/parts/0"
+
+
+# -- damage ---------------------------------------------------------------------------------------
+
+
+def test_missing_signature_on_the_first_call() -> None:
+    assert findings(DIR / "missing-signature.json") == [("TD401", 17, "/history/1/parts/0")]
+
+
+def test_only_the_first_call_of_each_model_turn_needs_a_signature() -> None:
+    history = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("a", "1", signature=None), fc("b", "2", signature=None)]},
+        {"role": "user", "parts": [fr("a", "1"), fr("b", "2")]},
+        {"role": "model", "parts": [{"text": "then"}, fc("c", "3", signature=None)]},
+        {"role": "user", "parts": [fr("c", "3")]},
+        text("model", "done"),
+    ]
+    assert lint(*history, bare=True) == [("TD401", 13, "/1/parts/0"), ("TD401", 58, "/3/parts/1")]
+
+
+def test_interruption_placeholder_saved_into_a_checkpoint() -> None:
+    assert findings(DIR / "interrupted-placeholder.json") == [("TD202", 43, "/history/3")]
+
+
+def test_duplicate_orphan_and_unanswered_results() -> None:
+    duplicate = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("a", "1")]},
+        {"role": "user", "parts": [fr("a", "1"), fr("a", "1")]},
+        text("model", "ok"),
+    ]
+    assert lint(*duplicate) == [("TD303", 36, "/history/2/parts/1")]
+    orphan = [
+        text("user", "go"),
+        text("model", "hi"),
+        {"role": "user", "parts": [fr("a", "9")]},
+        text("model", "ok"),
+    ]
+    assert lint(*orphan) == [("TD302", 22, "/history/2/parts/0")]
+    unanswered = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("a", "1")]},
+        text("user", "next"),
+        text("model", "ok"),
+    ]
+    assert lint(*unanswered) == [("TD301", 14, "/history/1/parts/0")]
+    pending = [text("user", "go"), {"role": "model", "parts": [fc("a", "1")]}]
+    assert lint(*pending) == [("TD306", 14, "/history/1/parts/0")]
+
+
+def test_id_less_unanswered_call_says_how_it_was_paired(tmp_path: Path) -> None:
+    history = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("a"), fc("b", signature=None)]},
+        {"role": "user", "parts": [fr("a")]},
+        text("model", "ok"),
+    ]
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(history, indent=2))
+    (found,) = records(path)
+    assert (found["rule"], found["pointer"]) == ("TD301", "/1/parts/1")
+    assert "paired by adjacency and name" in str(found["message"])
+
+
+def test_id_less_orphan_result_says_how_it_was_paired(tmp_path: Path) -> None:
+    history = [
+        text("user", "go"),
+        text("model", "hi"),
+        {"role": "user", "parts": [fr("a")]},
+        text("model", "ok"),
+    ]
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(history, indent=2))
+    (found,) = records(path)
+    assert (found["rule"], found["pointer"]) == ("TD302", "/2/parts/0")
+    assert "paired by adjacency and name" in str(found["message"])
+
+
+def test_prompt_fused_into_a_tool_response() -> None:
+    call = {"role": "model", "parts": [fc("a", "1")]}
+    separate = [
+        text("user", "go"),
+        call,
+        {"role": "user", "parts": [fr("a", "1")]},
+        text("user", "next"),
+        text("model", "ok"),
+    ]
+    assert lint(*separate) == [("TD104", 38, "/history/3")]
+    fused = [
+        text("user", "go"),
+        call,
+        {"role": "user", "parts": [fr("a", "1"), {"text": "next"}]},
+        text("model", "ok"),
+    ]
+    assert lint(*fused) == [("TD104", 24, "/history/2")]
+
+
+def test_empty_and_whitespace_model_turns() -> None:
+    history = [text("user", "go"), {"role": "model", "parts": []}, text("user", "again"), text("model", "  ")]
+    assert lint(*history) == [("TD103", 11, "/history/1"), ("TD103", 23, "/history/3")]
+
+
+def test_signed_thought_keeps_a_turn() -> None:
+    signed = {"role": "model", "parts": [{"text": "", "thought": True, "thoughtSignature": "c2ln"}]}
+    assert lint(text("user", "go"), signed) == []
+
+
+def test_final_text_with_trailing_whitespace() -> None:
+    assert lint(text("user", "go"), text("model", "ok\n")) == [("TD102", 14, "/history/1/parts/0")]
+
+
+# -- robustness --------------------------------------------------------------------------------------
+
+
+def test_wrong_field_types_do_not_crash() -> None:
+    value = {
+        "history": [
+            {"role": "user", "parts": "x"},
+            {
+                "role": "model",
+                "parts": [None, 5, {}, {"functionCall": "x"}, {"functionCall": {"id": 3, "name": None}}],
+            },
+            {"role": 5, "parts": []},
+            "junk",
+            {"role": "user", "parts": [{"functionResponse": {"id": None, "response": "x"}}]},
+        ]
+    }
+    found = text_findings("c.json", json.dumps(value), reader="gemini-checkpoint")
+    assert {rule for rule, _, _ in found} <= {"TD301", "TD302", "TD306", "TD401"}
+
+
+def test_forced_on_other_layouts_does_not_crash() -> None:
+    assert text_findings("x.json", '{"sessionId": "s"}', reader="gemini-checkpoint") == []
+    assert text_findings("x.jsonl", '{"a": 1}\n{"b": 2}\n', reader="gemini-checkpoint") == []
