@@ -22,6 +22,7 @@ from transcript_doctor import jsonspan
 from transcript_doctor.jsonspan import Span
 from transcript_doctor.source import Line, Source
 
+SAMPLE = 16384
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _ESCAPE_UNIT = re.compile(r"\\u[0-9a-fA-F]{4}|\\.|[^\\]", re.DOTALL)
 
@@ -134,7 +135,13 @@ class JsonText:
     """Edits inside one JSON text ``data[start:end]`` (pointers relative to it)."""
 
     def __init__(
-        self, data: bytes, start: int = 0, end: int | None = None, escaping: bool | None = None
+        self,
+        data: bytes,
+        start: int = 0,
+        end: int | None = None,
+        escaping: bool | None = None,
+        log: list[Logged] | None = None,
+        where: str = "",
     ) -> None:
         self.data = data
         self.start = start
@@ -143,7 +150,10 @@ class JsonText:
         self.escaping = detect_escaping(data) if escaping is None else escaping
         self._containers: dict[str, _Container] = {}
         self._replaced: dict[str, tuple[Span, bytes]] = {}
-        self.log: list[Logged] = []
+        self._styles: dict[str, Style] = {}
+        # One log in the order edits are made (shared with the file's Lines for a line).
+        self.log: list[Logged] = [] if log is None else log
+        self._where = where
 
     # -- reading -----------------------------------------------------------------
 
@@ -167,6 +177,11 @@ class JsonText:
         container (``[\n  {"role": …},\n  …]``) stay one-line like their siblings; an empty
         container follows the record around it.
         """
+        if container not in self._styles:
+            self._styles[container] = self._style(container)
+        return self._styles[container]
+
+    def _style(self, container: str) -> Style:
         span = self.span(container)
         children = _children(span)
         data = self.data
@@ -191,6 +206,7 @@ class JsonText:
         return Style(key_sep=b": ", indent=unit, newline=newline, ensure_ascii=self.escaping)
 
     def _flat(self, sample: bytes) -> Style:
+        sample = sample[:SAMPLE]  # separators show in the first items; files can be huge
         return Style(item_sep=_item_sep(sample), key_sep=_key_sep(sample), ensure_ascii=self.escaping)
 
     def _parent_bytes(self, pointer: str) -> bytes:
@@ -210,7 +226,7 @@ class JsonText:
         container = self._container(parent)
         if index not in container.removed:
             container.removed.add(index)
-            self.log.append(Logged("remove", pointer, self.raw(pointer), b""))
+            self.log.append(Logged("remove", self._where + pointer, self.raw(pointer), b""))
 
     def insert(
         self, container_pointer: str, before: int, value: Any = None, raw: bytes | None = None
@@ -224,7 +240,7 @@ class JsonText:
                 raw, self.style(container_pointer).indent or b"", container.depth + 1, self._depth_of_raw(raw)
             )
         container.inserted.setdefault(before, []).append(raw)
-        self.log.append(Logged("insert", f"{container_pointer}/{before}", b"", raw))
+        self.log.append(Logged("insert", f"{self._where}{container_pointer}/{before}", b"", raw))
 
     def set_member(self, pointer: str, key: str, value: Any) -> None:
         """Add ``key`` to the object at ``pointer`` (after its last member)."""
@@ -238,14 +254,14 @@ class JsonText:
         member = json.dumps(key).encode() + style.key_sep + style.dumps(value, self.depth(pointer) + 1)
         container = self._container(pointer)
         container.inserted.setdefault(len(span.members), []).append(member)
-        self.log.append(Logged("insert", f"{pointer}{jsonspan.join(key)}", b"", member))
+        self.log.append(Logged("insert", f"{self._where}{pointer}{jsonspan.join(key)}", b"", member))
 
     def replace(self, pointer: str, value: Any = None, raw: bytes | None = None) -> None:
         span = self.span(pointer)
         if raw is None:
             raw = Style(ensure_ascii=self.escaping).dumps(value)
         self._replaced[pointer] = (span, raw)
-        self.log.append(Logged("replace", pointer, self.data[span.start : span.end], raw))
+        self.log.append(Logged("replace", self._where + pointer, self.data[span.start : span.end], raw))
 
     def strip_string(self, pointer: str) -> bool:
         """Strip the trailing whitespace of a string value, keeping every other escape."""
@@ -257,7 +273,7 @@ class JsonText:
         if stripped == token:
             return False
         self._replaced[pointer] = (span, stripped)
-        self.log.append(Logged("strip", pointer, token, stripped))
+        self.log.append(Logged("strip", self._where + pointer, token, stripped))
         return True
 
     # -- output ------------------------------------------------------------------
@@ -473,14 +489,17 @@ class Lines:
             line = self.lines[index]
             start = line.start + (3 if index == 0 and self.source.bom else 0)
             try:
-                self._patches[index] = JsonText(self.data, start, line.end, self.escaping)
+                where = f"line {line.number} "
+                self._patches[index] = JsonText(self.data, start, line.end, self.escaping, self.log, where)
             except ValueError:
                 raise EditError(f"line {line.number} does not parse") from None
         return self._patches[index]
 
     def style(self, index: int) -> Style:
         """How a new line next to line ``index`` is written: like that line."""
-        sample = self.data[self.lines[index].start : self.lines[index].end]
+        sample = self.data[
+            self.lines[index].start : min(self.lines[index].end, self.lines[index].start + SAMPLE)
+        ]
         return Style(item_sep=_item_sep(sample), key_sep=_key_sep(sample), ensure_ascii=self.escaping)
 
     def remove(self, index: int) -> None:
@@ -504,15 +523,7 @@ class Lines:
 
     @property
     def changed(self) -> bool:
-        return bool(self.log) or any(t.changed for t in self._patches.values())
-
-    def all_logs(self) -> list[Logged]:
-        logs = list(self.log)
-        for index, text in self._patches.items():
-            if index not in self._removed:
-                number = self.lines[index].number
-                logs.extend(Logged(e.action, f"line {number} {e.pointer}", e.old, e.new) for e in text.log)
-        return logs
+        return bool(self.log)
 
     def splices(self) -> list[Splice]:
         data = self.data

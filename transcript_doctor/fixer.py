@@ -15,10 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from transcript_doctor import engine
-from transcript_doctor.editing import EditError, Lines, Logged, Splice, splice
+from transcript_doctor.editing import EditError, Logged, Splice, splice
 from transcript_doctor.engine import Located, Options
 from transcript_doctor.model import Severity
-from transcript_doctor.readers.base import Edit, Transcript, editor
+from transcript_doctor.readers.base import Transcript, editor
 
 # Whole records first, then pairing, then content inside surviving records.
 ORDER = (
@@ -128,24 +128,20 @@ def _apply_group(
     edit = editor(transcript.source)
     applied: list[Applied] = []
     for located in group:
-        before = len(_log(edit))
+        before = len(edit.log)
         try:
             verb = transcript.reader.apply(transcript, located.finding.action, edit)
         except EditError as exc:
             return f"line {located.origin.line}: {exc}"
         finding = located.finding
         applied.append(
-            Applied(finding.rule.code, located.origin.line, finding.message, verb, tuple(_log(edit)[before:]))
+            Applied(finding.rule.code, located.origin.line, finding.message, verb, tuple(edit.log[before:]))
         )
     try:
         splices = edit.splices()
         return splice(data, splices), applied, splices
     except EditError as exc:
         return str(exc)
-
-
-def _log(edit: Edit) -> list[Logged]:
-    return edit.all_logs() if isinstance(edit, Lines) else edit.log
 
 
 def _counts(findings: list[Located], severity: Severity | None = None) -> Counter[str]:
@@ -206,12 +202,11 @@ def _why_unfixed(located: Located, rolled_back: list[str]) -> str:
 
 
 def _steps(data: bytes, splices: list[Splice]) -> list[Step]:
-    """Splices as sequential steps: applied from the end of the file backwards, each
-    offset is still valid when its step runs."""
-    return [
-        Step(s.start, data[s.start : s.end], s.new)
-        for s in sorted(splices, key=lambda s: s.start, reverse=True)
-    ]
+    """Splices as sequential steps: applied from the end of the file backwards (an
+    insertion after a removal at the same offset), each offset is still valid when its
+    step runs."""
+    ordered = sorted(splices, key=lambda s: (s.start, s.end), reverse=True)
+    return [Step(s.start, data[s.start : s.end], s.new) for s in ordered]
 
 
 def undo(after: bytes, steps: list[Step]) -> bytes:

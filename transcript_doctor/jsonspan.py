@@ -8,6 +8,7 @@ on text that already parsed.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -115,3 +116,13 @@ def join(*tokens: str | int) -> str:
 
 def line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
+
+
+class LineIndex:
+    """Line numbers of many offsets in one text without recounting from the start."""
+
+    def __init__(self, data: bytes) -> None:
+        self._newlines = [m.start() for m in re.finditer(b"\n", data)]
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_left(self._newlines, offset) + 1

@@ -166,6 +166,8 @@ class Conversation:
     # Several conversations can share a file (fine-tuning JSONL); findings then say which.
     label: str | None = None
     ref: object = None
+    # Analyses computed once and shared by every rule and repair that reads them.
+    memo: dict[object, object] = field(default_factory=dict, repr=False)
 
 
 @dataclass(slots=True, eq=False)

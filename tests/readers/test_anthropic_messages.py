@@ -16,14 +16,19 @@ READER = "anthropic-messages"
     [
         "clean-thinking-parallel-tools.json",
         "cline-marker-alone.json",
+        "cline-missing-text-answer.json",
         "cline-sample-excerpt.json",
         "cline-tail-partial.json",
         "cline-text-protocol-results.json",
+        "cline-unanswered-ask.json",
+        "damaged-fine-tuning.jsonl",
+        "damaged-messages.jsonl",
         "damaged-thinking-and-turns.json",
         "damaged-tool-pairing.json",
         "fine-tuning-with-system.jsonl",
         "pending-tool-call.jsonl",
         "roo-condensed-history.json",
+        "torn-final-line.jsonl",
     ],
 )
 def test_detects_every_transcript(name: str) -> None:
@@ -163,6 +168,25 @@ def test_resumption_after_an_unanswered_call_is_td301() -> None:
         'interrupted 3 days ago."}],"ts":2}]'
     )
     assert text_findings("x.json", text) == [("TD301", 1, "/0/content/0")]
+
+
+def test_fix_fixtures_carry_their_damage() -> None:
+    # Cline sample messages 9-14: two ask-type calls answered only by [TASK RESUMPTION].
+    assert findings(DIR / "cline-unanswered-ask.json") == [
+        ("TD301", 1, "/0/content/0"),
+        ("TD301", 1, "/4/content/0"),
+    ]
+    assert findings(DIR / "cline-missing-text-answer.json") == [("TD301", 1, "/1/content/2")]
+    assert findings(DIR / "damaged-messages.jsonl") == [
+        ("TD304", 4, "/content/0"),
+        ("TD301", 5, "/content/1"),
+        ("TD302", 7, "/content/0"),
+    ]
+    assert findings(DIR / "damaged-fine-tuning.jsonl") == [
+        ("TD301", 1, "/messages/1/content/0"),
+        ("TD102", 2, "/messages/1/content"),
+    ]
+    assert findings(DIR / "torn-final-line.jsonl") == [("TD306", 4, "/content/1"), ("TD001", 5, None)]
 
 
 def test_tool_pairing_damage() -> None:

@@ -272,6 +272,8 @@ def test_sidechain_file_is_its_own_conversation() -> None:
         ("damaged-dangling-parent.jsonl", [("TD404", 15, None)]),
         ("damaged-glued-line.jsonl", [("TD001", 15, None)]),
         ("damaged-torn-last-line.jsonl", [("TD001", 2, None)]),
+        ("damaged-tool-use-interrupted.jsonl", [("TD202", 23, None)]),
+        ("damaged-parallel-unanswered.jsonl", [("TD301", 31, "/message/content/0")]),
     ],
 )
 def test_damage(name: str, expected: list[tuple[str, int, str | None]]) -> None:
@@ -539,6 +541,17 @@ def test_refs_name_every_line_of_a_group_and_of_results() -> None:
     assert conversation.ref.children["a3"] == [4, 7]
     assert conversation.ref.summaries == {"a5": [9]}
     assert conversation.ref.leaf == "a5"
+
+
+def test_refs_name_the_replayed_path_and_every_version_of_a_uuid() -> None:
+    prompt = user("u2", "a5", 9, "again")
+    rewrite = user("u2", "a5", 9, "again, rewritten")
+    records = [*parallel_dag(), entry("progress", "p1", "a5", 8), prompt, prompt, rewrite]
+    conversation = read_text(jsonl(*records))
+    assert isinstance(conversation.ref, FileRef)
+    assert conversation.ref.versions == {"u2": [10, 11, 12]}
+    # written links from the leaf up: r1 and r3 hang off their own tool_use lines, off the path
+    assert sorted(conversation.ref.path) == [0, 1, 2, 3, 7, 8, 10, 11, 12]
 
 
 def test_broken_link_ref_names_the_nearest_earlier_line_of_its_chain() -> None:

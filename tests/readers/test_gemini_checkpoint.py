@@ -54,12 +54,35 @@ def read(path: Path) -> Conversation:
 
 
 def test_fixture_list_is_complete() -> None:
-    assert FILES == [
-        "bare-id-less.json",
-        "gen-chat-save__checkpoint-mytag.json",
-        "interrupted-placeholder.json",
-        "missing-signature.json",
-    ]
+    assert (
+        sorted(
+            [
+                "bare-id-less.json",
+                "gen-chat-save__checkpoint-mytag.json",
+                "interrupted-placeholder.json",
+                "missing-signature.json",
+                *DAMAGED_FOR_FIX,
+            ]
+        )
+        == FILES
+    )
+
+
+# Fixtures made for `fix` (README "Damaged variants for fix"): what lint finds in each.
+DAMAGED_FOR_FIX = {
+    "displaced-response.json": [("TD304", 48, "/history/4/parts/0")],
+    "duplicate-response.json": [("TD303", 41, "/history/2/parts/1")],
+    "empty-model-turn.json": [("TD103", 43, "/history/3")],
+    "orphan-response.json": [("TD302", 17, "/history/1/parts/0")],
+    "trailing-whitespace.json": [("TD102", 46, "/history/3/parts/0")],
+    "unanswered-call-bare.json": [("TD301", 16, "/1/parts/0")],
+    "unanswered-parallel-call.json": [("TD301", 27, "/history/1/parts/1"), ("TD104", 38, "/history/2")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(DAMAGED_FOR_FIX))
+def test_damaged_fixtures_for_fix(name: str) -> None:
+    assert findings(DIR / name) == DAMAGED_FOR_FIX[name]
 
 
 @pytest.mark.parametrize("name", FILES)

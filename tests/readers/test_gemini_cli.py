@@ -77,17 +77,52 @@ def read_text(name: str, text: str) -> Conversation:
 
 
 def test_fixture_list_is_complete() -> None:
-    assert TRANSCRIPTS == [
-        "codemie__session-2025-12-01T21-45-5b959dae.json",
-        "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json",
-        "empty-model-turn.jsonl",
-        "gen-resumed-dup-response__session-2026-11-29T21-45-2c95bea0.jsonl",
-        "gen-unanswered-tool-response__session-2026-11-29T21-42-1ea4ff33.jsonl",
-        "interruption-placeholder-checkpoint.jsonl",
-        "rewound-prompt.jsonl",
-        "stray-startup.jsonl",
-        "unreplied-tool-response.jsonl",
-    ]
+    assert (
+        sorted(
+            [
+                "codemie__session-2025-12-01T21-45-5b959dae.json",
+                "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json",
+                "empty-model-turn.jsonl",
+                "gen-resumed-dup-response__session-2026-11-29T21-45-2c95bea0.jsonl",
+                "gen-unanswered-tool-response__session-2026-11-29T21-42-1ea4ff33.jsonl",
+                "interruption-placeholder-checkpoint.jsonl",
+                "rewound-prompt.jsonl",
+                "stray-startup.jsonl",
+                "unreplied-tool-response.jsonl",
+                *DAMAGED_FOR_FIX,
+            ]
+        )
+        == TRANSCRIPTS
+    )
+
+
+# Fixtures made for `fix` (README "Damaged variants for fix"): what lint finds in each.
+DAMAGED_FOR_FIX = {
+    "codemie-file-ops-damaged.json": [
+        ("TD103", 386, "/messages/7"),
+        ("TD301", 414, "/messages/9/toolCalls/0"),
+        ("TD102", 555, "/messages/13/content"),
+    ],
+    "displaced-response.jsonl": [("TD304", 12, "/content/0")],
+    "duplicated-prompt.jsonl": [("TD403", 5, None)],
+    "orphan-responses-checkpoint.jsonl": [
+        ("TD302", 15, "/$set/messages/2/content/0"),
+        ("TD302", 15, "/$set/messages/3/content/0"),
+    ],
+    "placeholder-reply-checkpointed.jsonl": [("TD201", 13, None)],
+    "torn-final-line.jsonl": [("TD001", 10, None)],
+    "trailing-whitespace-reply.jsonl": [("TD102", 10, "/content")],
+    "unanswered-call-checkpoint.jsonl": [
+        ("TD301", 15, "/$set/messages/2/content/1"),
+        ("TD401", 15, "/$set/messages/2/content/1"),
+    ],
+    "unanswered-call-lines.jsonl": [("TD301", 7, "/toolCalls/0")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(DAMAGED_FOR_FIX))
+def test_damaged_fixtures_for_fix(name: str) -> None:
+    assert findings(DIR / name) == DAMAGED_FOR_FIX[name]
 
 
 @pytest.mark.parametrize("name", TRANSCRIPTS)

@@ -252,6 +252,12 @@ def test_id_era_damage() -> None:
     assert not any(ADJACENCY in str(r["message"]) for r in records(DIR / "id-era-damaged.json"))
 
 
+def test_id_era_missing_result_in_the_cli_export() -> None:
+    (found,) = records(DIR / "id-era-history-interrupted.json")
+    assert (found["rule"], found["line"], found["pointer"]) == ("TD301", 8, "/1")
+    assert ADJACENCY not in str(found["message"])
+
+
 def test_turn_damage() -> None:
     assert findings(DIR / "damaged-turns.json") == [
         ("TD103", 1, "/messages/1"),

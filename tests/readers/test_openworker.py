@@ -41,6 +41,7 @@ def test_fixture_list_is_complete() -> None:
         "clean-sidecars.jsonl",
         "damaged-tool-pairing.jsonl",
         "damaged-turns.jsonl",
+        "displaced-gemini-results.jsonl",
         "displaced-result.jsonl",
         "duplicated-user-turn.jsonl",
         "durable-resume-tail.jsonl",
@@ -218,6 +219,16 @@ def test_failed_retries_stack_one_partial_each() -> None:
 
 def test_issue_331_displaced_result() -> None:
     assert findings(DIR / "displaced-result.jsonl") == [("TD304", 5, None)]
+
+
+def test_displaced_results_of_gemini_calls_pair_by_scoped_id() -> None:
+    # Both Gemini turns call call_0 and call_1; the line 5-6 results answer line 3 (out of
+    # call order, after a prompt), line 8 answers line 7's call_0, line 7's call_1 is open.
+    assert findings(DIR / "displaced-gemini-results.jsonl") == [
+        ("TD304", 5, None),
+        ("TD304", 6, None),
+        ("TD301", 7, "/tool_calls/1"),
+    ]
 
 
 def test_pr_350_duplicated_user_turn() -> None:

@@ -13,23 +13,26 @@ T = TypeVar("T")
 EXCERPT = 40
 
 
+def shared(analysis: Callable[[Conversation], T], conversation: Conversation) -> T:
+    """Run an analysis once per conversation, however many rules and repairs read it."""
+    memo = conversation.memo
+    if analysis not in memo:
+        memo[analysis] = analysis(conversation)
+    return memo[analysis]  # type: ignore[return-value]
+
+
 class Context:
     def __init__(self, transcript: Transcript, catalog: Catalog, redact: bool = False) -> None:
         self.transcript = transcript
         self.catalog = catalog
         self.redact = redact
-        self._memo: dict[tuple[int, Callable[..., object]], object] = {}
 
     @property
     def conversations(self) -> list[Conversation]:
         return self.transcript.conversations
 
     def shared(self, analysis: Callable[[Conversation], T], conversation: Conversation) -> T:
-        """Run an analysis once per conversation, however many rules read it."""
-        key = (id(conversation), analysis)
-        if key not in self._memo:
-            self._memo[key] = analysis(conversation)
-        return self._memo[key]  # type: ignore[return-value]
+        return shared(analysis, conversation)
 
     def line(self, origin: Origin) -> int:
         """The line of an origin, resolving single-document pointers on demand."""

@@ -10,13 +10,21 @@ adjacency, or every call of such a history would look unanswered.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from transcript_doctor.actions import (
+    InsertResult,
+    MoveResult,
+    RemoveMessage,
+    RemoveResult,
+    StripTrailingWhitespace,
+)
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import SPECIFIC, Detection, Reader
+from transcript_doctor.readers import _anthropic_messages_fix
+from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
+from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, document_list, listings, sample
 from transcript_doctor.source import Container, Source
 
@@ -36,16 +44,6 @@ ROO_KEYS = frozenset(
 )
 UI_MESSAGE_TYPES = frozenset({"say", "ask"})
 TASK_METADATA_KEYS = frozenset({"files_in_context", "model_usage", "environment_history"})
-# How Cline answers a native tool_use in plain text when it has no tool_use id to answer with
-# (cline/cline ToolResultUtils.pushToolResult, ToolExecutor, prompts/responses.ts, pre-SDK):
-# `[name] Result:`, `[name for '<arg>'] Result:` (the argument may hold `]` and newlines),
-# `[subagent: x] Result:`, and the notes written instead of running a call.
-TEXT_RESULT = re.compile(
-    r"\[[\w.:-]+(?:\]| for .*?\]|: [^\]\n]*\]) Result:"
-    r"|(?:Skipping tool|Tool was interrupted and not executed) due to user rejecting a previous tool\. \["
-    r"|Tool \[[^\]\n]*\] was not executed because a tool has already been used",
-    re.DOTALL,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +129,7 @@ def _companion(source: Source) -> str | None:
 class AnthropicMessagesReader(Reader):
     name = "anthropic-messages"
     summary = "Anthropic Messages API lists, incl. Cline / Roo Code api_conversation_history.json"
+    fixes = frozenset({RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult})
 
     def detect(self, source: Source) -> Detection | None:
         companion = _companion(source)
@@ -153,6 +152,12 @@ class AnthropicMessagesReader(Reader):
             _conversation(listing, system, origin, self)
             for listing, system, origin in _documents(source, per_line)
         ]
+
+    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
+        """Element edits in the file's own shapes (see ``_anthropic_messages_fix``); TD001 on
+        JSONL is the base class's."""
+        verb = _anthropic_messages_fix.apply(transcript, action, edit)
+        return verb if verb is not None else super().apply(transcript, action, edit)
 
 
 def _documents(source: Source, per_line: bool) -> Iterator[tuple[Listing, Any, Origin]]:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from transcript_doctor.actions import RepairRecord
 from transcript_doctor.editing import EditError, JsonText, Lines, Splice
-from transcript_doctor.model import Conversation, Dialect
+from transcript_doctor.model import Conversation, Dialect, Message, Part
 from transcript_doctor.source import Container, Source
 
 Edit = Lines | JsonText
@@ -42,6 +42,26 @@ class Transcript:
     reader: Reader
     source: Source
     conversations: list[Conversation]
+    _where: dict[int, tuple[Conversation, int]] | None = None
+    _owner: dict[int, Message] | None = None
+
+    def locate(self, message: Message) -> tuple[Conversation, int]:
+        """The conversation holding ``message`` and its index there (indexed once)."""
+        if self._where is None:
+            self._where = {id(m): (c, i) for c in self.conversations for i, m in enumerate(c.messages)}
+        found = self._where.get(id(message))
+        if found is None:
+            raise EditError("the message is not in this transcript")
+        return found
+
+    def owner(self, part: Part) -> Message:
+        """The message holding ``part`` (indexed once)."""
+        if self._owner is None:
+            self._owner = {id(p): m for c in self.conversations for m in c.messages for p in m.parts}
+        found = self._owner.get(id(part))
+        if found is None:
+            raise EditError("the part is not in this transcript")
+        return found
 
 
 class Reader:

@@ -12,10 +12,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from transcript_doctor.jsonspan import join
+from transcript_doctor.actions import (
+    InsertResult,
+    MoveResult,
+    Relink,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+    RepairRecord,
+    StripTrailingWhitespace,
+)
+from transcript_doctor.editing import EditError, Lines
+from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers._claude_code_chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers._claude_code_fix import plan_for
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Line, Source
 
 REASON = "Claude Code entry envelope (uuid/parentUuid, message.content blocks)"
@@ -70,11 +82,19 @@ class FileRef:
 
     Keys are uuids; values are record indices of the lines that name them as ``parentUuid``,
     ``logicalParentUuid`` (compact boundaries) or ``leafUuid`` (summary lines).
+    ``versions``: every line of a uuid written more than once (byte copies and rewrites),
+    which a fix must edit or remove together or an untouched copy takes the uuid back.
+    ``path``: record indices of the lines on the raw ``parentUuid`` path from the resumed
+    leaf to its root (progress lines included, recovered parallel branches not): where a
+    line is inserted, only the child on this path is re-linked to it, so off-path
+    branches such as 2.1.x results parented on their own ``tool_use`` line stay put.
     """
 
     children: dict[str, list[int]] = field(default_factory=dict)
     logical_children: dict[str, list[int]] = field(default_factory=dict)
     summaries: dict[str, list[int]] = field(default_factory=dict)
+    versions: dict[str, list[int]] = field(default_factory=dict)
+    path: frozenset[int] = frozenset()
     leaf: str | None = None
     sidechain: bool = False
 
@@ -112,6 +132,17 @@ class ClaudeCodeReader(Reader):
     name = "claude-code"
     summary = "Claude Code session JSONL (uuid/parentUuid entries, one line per content block)"
     dialect = Dialect(coalesce_roles=True, thinking_only_is_empty=True)
+    fixes = frozenset(
+        {
+            RemoveMessage,
+            StripTrailingWhitespace,
+            InsertResult,
+            RemoveResult,
+            MoveResult,
+            RemoveDuplicate,
+            Relink,
+        }
+    )
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -139,6 +170,40 @@ class ClaudeCodeReader(Reader):
                 scan.add(line, record)
         return [scan.conversation(self.dialect)]
 
+    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
+        """Spec §7: line edits that keep the uuid tree valid (``_claude_code_fix``).
+
+        The refs say which lines a turn, a block or a link lives on; TD001 is the base
+        class's line repair.
+        """
+        if isinstance(action, RepairRecord) or not isinstance(edit, Lines):
+            return super().apply(transcript, action, edit)
+        (conversation,) = transcript.conversations
+        assert isinstance(conversation.ref, FileRef)
+        plan = plan_for(edit, conversation.ref)
+        if isinstance(action, RemoveMessage):
+            return plan.remove_turn(_lines(action.message, "assistant"))
+        if isinstance(action, StripTrailingWhitespace):
+            line, pointer = _line(action.part), action.part.origin.pointer or ""
+            tokens = split(pointer)  # a string content, or the ``text`` of a block
+            return plan.strip(line, pointer if tokens[-1] == "content" else join(*tokens, "text"))
+        if isinstance(action, RemoveResult):
+            return plan.remove_result(_line(action.part), action.part.origin.pointer or "")
+        if isinstance(action, InsertResult):
+            group = _lines(action.message, "assistant")
+            return plan.insert_result(group, _line(action.call), action.call.call_id)
+        if isinstance(action, MoveResult):
+            return plan.move_result(_line(action.part), _lines(action.call_message, "assistant"))
+        if isinstance(action, RemoveDuplicate):
+            (copy,) = _lines(action.message, "copy")
+            return plan.remove_copy(copy)
+        if isinstance(action, Relink):
+            link = action.link.ref
+            if not isinstance(link, RelinkRef):
+                raise EditError("the link names no line")
+            return plan.relink(link.line, link.target)
+        return super().apply(transcript, action, edit)
+
 
 class _Scan:
     """One streaming pass: keeps per line only what the chain and the rules need."""
@@ -146,7 +211,7 @@ class _Scan:
     def __init__(self, source: Source) -> None:
         self.source = source
         self.entries: dict[str, Entry] = {}
-        self.known: set[str] = set()  # every uuid in the file, whatever the line type
+        self.known: dict[str, int] = {}  # every uuid in the file (first line), whatever the line type
         self.ref = FileRef()
         self.previous: dict[tuple[object, bool], str] = {}
         self.snipped: set[str] = set()  # history-snip removals (``snipMetadata.removedUuids``)
@@ -163,7 +228,9 @@ class _Scan:
         uuid = record.get("uuid")
         if not isinstance(uuid, str):
             return  # snapshots, queue operations, titles, bookkeeping: passed through
-        self.known.add(uuid)
+        first = self.known.setdefault(uuid, line.index)
+        if first != line.index:
+            self.ref.versions.setdefault(uuid, [first]).append(line.index)
         parent = record.get("parentUuid")
         parent = parent if isinstance(parent, str) else None
         if parent is not None:
@@ -236,12 +303,25 @@ class _Scan:
 
     def conversation(self, dialect: Dialect) -> Conversation:
         broken = self._broken_links()  # every line of the file, before the loader drops any
+        written = dict(self.entries)  # the loader drops bridged and compacted entries
         load(self.entries, self.snipped, self.segment, self.last_boundary)
         leaf = newest_leaf(self.entries)
         chain = walk(self.entries, leaf) if leaf is not None else []
         self.ref.leaf = leaf.uuid if leaf is not None else None
         self.ref.sidechain = leaf.sidechain if leaf is not None else False
+        self.ref.path = self._path(written, leaf)
         return Conversation(_messages(chain), dialect, broken, ref=self.ref)
+
+    def _path(self, written: dict[str, Entry], leaf: Entry | None) -> frozenset[int]:
+        """The lines on the written ``parentUuid`` links from ``leaf`` up (see ``FileRef.path``)."""
+        path: set[int] = set()
+        seen: set[str] = set()
+        current = written.get(leaf.uuid) if leaf is not None else None
+        while current is not None and current.uuid not in seen:
+            seen.add(current.uuid)
+            path.update(self.ref.versions.get(current.uuid, (current.index,)))
+            current = written.get(current.parent) if current.parent is not None else None
+        return frozenset(path)
 
     def _broken_links(self) -> list[BrokenLink]:
         links = []
@@ -392,6 +472,19 @@ def _copies(entry: Entry) -> list[Message]:
         )
         for number, index in entry.copies
     ]
+
+
+def _lines(message: Message, kind: str) -> tuple[LineRef, ...]:
+    ref = message.ref
+    if not isinstance(ref, MessageRef) or ref.kind != kind or not ref.lines:
+        raise EditError(f"not a {kind} message of this file")
+    return ref.lines
+
+
+def _line(part: Part) -> LineRef:
+    if not isinstance(part.ref, LineRef) or part.origin.pointer is None:
+        raise EditError("the block names no line")
+    return part.ref
 
 
 READER = ClaudeCodeReader()

@@ -5,7 +5,8 @@ messages: a repeated ``id`` replaces a message in place, ``$set.messages`` reset
 list, ``$rewindTo`` cuts it.  The reader replays those edits the way the CLI's loader does
 (``loadConversationRecord``) and then derives the history the way resume does
 (``convertSessionToClientHistory``), so findings describe what the model is sent, and
-point at the record that actually defines each message.
+point at the record that actually defines each message — which is also the record
+``fix`` edits (``_gemini_cli_fix``).
 """
 
 from __future__ import annotations
@@ -17,9 +18,19 @@ from typing import Any
 
 import orjson
 
+from transcript_doctor.actions import (
+    AddSignature,
+    InsertResult,
+    MoveResult,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+    RepairRecord,
+    StripTrailingWhitespace,
+)
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Line, Source
 
 NOTICE_TYPES = frozenset({"info", "error", "warning"})
@@ -510,6 +521,30 @@ class GeminiCliReader(Reader):
     # The CLI merges consecutive same-role Contents before sending, and a tool-response
     # turn followed by a prompt is fused into one user turn on replay (TD104).
     dialect = Dialect(coalesce_roles=True, fuses_tool_response=True)
+    fixes = frozenset(
+        {
+            RemoveMessage,
+            RemoveDuplicate,
+            StripTrailingWhitespace,
+            InsertResult,
+            RemoveResult,
+            MoveResult,
+            AddSignature,
+        }
+    )
+
+    def supports(self, action: object) -> bool:
+        if isinstance(action, InsertResult):
+            return gemini_content.answerable(action.call)
+        return super().supports(action)
+
+    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
+        """Edits of each message's effective definition (``_gemini_cli_fix``, spec §7)."""
+        if isinstance(action, RepairRecord):
+            return super().apply(transcript, action, edit)
+        from transcript_doctor.readers import _gemini_cli_fix  # it imports this module's refs
+
+        return _gemini_cli_fix.apply(transcript, action, edit)
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is Container.JSONL:

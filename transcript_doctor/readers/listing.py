@@ -150,10 +150,5 @@ def strip(edit: Lines | JsonText, origin: Origin) -> None:
 
 def next_message(transcript: Transcript, message: Message) -> Message | None:
     """The message after ``message`` in its conversation (display-only notices skipped)."""
-    for conversation in transcript.conversations:
-        for index, candidate in enumerate(conversation.messages):
-            if candidate is message:
-                return next(
-                    (m for m in conversation.messages[index + 1 :] if m.role is not Role.NOTICE), None
-                )
-    return None
+    conversation, index = transcript.locate(message)
+    return next((m for m in conversation.messages[index + 1 :] if m.role is not Role.NOTICE), None)

@@ -7,15 +7,37 @@ One stored turn is ``user`` -> every ``tool_call`` -> every ``tool_result`` -> `
 so the calls of a batch form one assistant turn and the result run one user message.
 ``Message.ref`` / ``Part.ref`` are the row's index in the message list;
 ``Conversation.ref`` is the list's JSON Pointer (``/messages`` or ``""``).
+
+``fix`` (spec §7, placement and row shapes in ``_neurolink_repair``) edits only the rows a
+repair names: a compact Redis value stays one line, the CLI's 2-space export keeps its
+indentation.  A synthetic ``tool_result`` gets a UUID v4-shaped id derived from its
+call (reproducible bytes) and the preceding row's timestamp.
+
+Deviation from §7 (TD303, lead's decision): when one result of a call is NeuroLink's own
+compaction placeholder (content exactly ``[Tool result unavailable - conversation was
+compacted]`` or ``[Tool result unavailable]``; the vendor's rows also carry a
+``repair-result-`` id and ``metadata.truncated``) and another is real output, the
+placeholder is removed and the real output kept, even when the placeholder comes first.
+In the PR #1280 defect it does come first, so "keep the first" would delete the only
+real data.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from transcript_doctor.actions import (
+    InsertResult,
+    MoveResult,
+    RemoveMessage,
+    RemoveResult,
+    StripTrailingWhitespace,
+)
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
+from transcript_doctor.readers import _neurolink_repair as repair
+from transcript_doctor.readers import listing as rows
 from transcript_doctor.readers._neurolink_pairing import AdjacencyPairing
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, listings, sample
 from transcript_doctor.source import Container, Source
 
@@ -198,6 +220,7 @@ class _Builder:
 class NeurolinkReader(Reader):
     name = "neurolink"
     summary = "NeuroLink conversation exports (Redis conversation object, ChatMessage[])"
+    fixes = frozenset({RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult})
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSON:
@@ -214,6 +237,31 @@ class NeurolinkReader(Reader):
         _, per_line = sample(source, KEYS)
         value = source.value if source.container is Container.JSON else None
         return [self._conversation(listing, value) for listing in listings(source, KEYS, per_line)]
+
+    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
+        """Every repair is a row edit of the message list (rows have no links)."""
+        if isinstance(action, RemoveMessage):
+            for origin in repair.turn_rows(action.message):
+                rows.remove(edit, origin)
+            return "remove"
+        if isinstance(action, StripTrailingWhitespace):
+            rows.strip(edit, action.part.origin)
+            return "strip"
+        if isinstance(action, RemoveResult):
+            rows.remove(edit, repair.removed_result(transcript, edit, action.part).origin)
+            return "remove"
+        if isinstance(action, InsertResult):
+            after = repair.result_slot(transcript, action.message, action.call)
+            rows.insert_after(edit, after, repair.synthetic_result(edit, action.call, after))
+            return "insert"
+        if isinstance(action, MoveResult):
+            call = repair.call_of(action.call_message, action.part)
+            after = repair.result_slot(transcript, action.call_message, call)
+            moved = rows.raw(edit, action.part.origin)
+            rows.remove(edit, action.part.origin)
+            rows.insert_after(edit, after, raw=moved)
+            return "move"
+        return super().apply(transcript, action, edit)
 
     def _conversation(self, listing: Listing, document: Any) -> Conversation:
         elements = listing.elements

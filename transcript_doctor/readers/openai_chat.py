@@ -139,7 +139,9 @@ class OpenAIChatReader(Reader):
             elif role in ("system", "developer"):
                 messages.append(Message(Role.SYSTEM, _content_parts(element), element.at()))
             elif role == "user":
-                messages.append(Message(Role.USER, _content_parts(element), element.at(), dup_key=_identity(item)))
+                messages.append(
+                    Message(Role.USER, _content_parts(element), element.at(), dup_key=_identity(item))
+                )
         return Conversation(messages, self.dialect, label=listing.label)
 
     def _assistant(self, element: Element, legacy_calls: list[Part]) -> Message:

@@ -10,12 +10,22 @@ and remembers, for every message, the lines and uuids a fix must edit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from transcript_doctor.actions import (
+    InsertResult,
+    MoveResult,
+    Relink,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+    RepairRecord,
+    StripTrailingWhitespace,
+)
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Line, Source
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
@@ -77,10 +87,16 @@ class LinkRef:
 
 @dataclass(frozen=True, slots=True)
 class ChainRef:
-    """The replayed chain, root to leaf: the order a fix inserts into and re-links along."""
+    """The replayed chain, root to leaf: the order a fix inserts into and re-links along.
+
+    ``records`` holds ``(line index, uuid, parentUuid)`` of every chain-member line in
+    file order, on the chain or off it: removing a record must re-link all its children,
+    dead branches included, and the reader has these links at hand already.
+    """
 
     uuids: tuple[str, ...]
     compression: str | None  # uuid of the chat_compression record the history starts from
+    records: tuple[tuple[int, str, str | None], ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(slots=True, eq=False)
@@ -105,6 +121,17 @@ class QwenCodeReader(Reader):
     # Curation merges consecutive user Contents, and the vendor's own repair hoists a
     # prompt-adjacent response the same way: TD104 does not apply (spec §4.7, rules.md).
     dialect = Dialect(coalesce_roles=True)
+    fixes = frozenset(
+        {
+            RemoveMessage,
+            StripTrailingWhitespace,
+            InsertResult,
+            RemoveResult,
+            MoveResult,
+            RemoveDuplicate,
+            Relink,
+        }
+    )
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -136,8 +163,17 @@ class QwenCodeReader(Reader):
         for uuid in chain[start:]:
             messages.extend(_messages(source, first[uuid], extra.get(uuid, ())))
         _pair_idless(messages)
-        ref = ChainRef(tuple(chain), compression)
+        records = tuple((e.line.index, e.uuid, e.parent) for e in entries)
+        ref = ChainRef(tuple(chain), compression, records)
         return [Conversation(messages, self.dialect, links, ref=ref)]
+
+    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
+        """Line edits that keep the parentUuid chain whole (``_qwen_code_fix``, spec §7)."""
+        if isinstance(action, RepairRecord):
+            return super().apply(transcript, action, edit)
+        from transcript_doctor.readers import _qwen_code_fix  # it imports this module's refs
+
+        return _qwen_code_fix.apply(transcript, action, edit)
 
 
 # -- detection --------------------------------------------------------------------------

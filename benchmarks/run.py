@@ -1,0 +1,132 @@
+"""Measure transcript-doctor against the cost of parsing, in one run, on the same files.
+
+    python benchmarks/run.py [--megabytes 200] [--runs 3] [--largest 100] [--work benchmarks/out]
+
+Prints, for the generated corpus: (a) the parse floor (read + orjson.loads of every
+record, no model), (b) ``jq empty`` when jq is installed, (c) ``lint`` with one job,
+(d) ``lint -j 2``, (e) ``fix --out`` on the damaged files; (f) start-up of
+``transcript-doctor --version`` and of a lint of one small file against
+``python -c "import orjson"``; and the peak memory of linting the largest file.
+Times are medians of ``--runs`` runs; ratios compare figures of this same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from generate import generate, largest  # noqa: E402
+
+TOOL = [sys.executable, "-m", "transcript_doctor"]
+
+
+def median_time(action: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def parse_floor(files: list[Path]) -> None:
+    for path in files:
+        data = path.read_bytes()
+        for record in data.split(b"\n") if path.suffix == ".jsonl" else [data]:
+            if record.strip():
+                try:
+                    orjson.loads(record)
+                except orjson.JSONDecodeError:
+                    pass  # the damaged files hold torn lines on purpose
+
+
+def command(args: list[str], cwd: Path | None = None) -> Callable[[], object]:
+    def run() -> object:
+        return subprocess.run(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+    return run
+
+
+def peak_kib(args: list[str]) -> int:
+    """Peak resident memory of one command (GNU time's %M)."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", *args], capture_output=True, text=True, check=False)
+    return int(result.stderr.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--megabytes", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--largest", type=int, default=100, help="MB of the single large file for peak memory")
+    parser.add_argument("--work", type=Path, default=HERE / "out")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    corpus = args.work / f"corpus-{args.megabytes}mb-seed{args.seed}"
+    if not corpus.is_dir():
+        print(f"generating {args.megabytes} MB corpus in {corpus} ...", flush=True)
+        generate(corpus, args.megabytes, args.seed)
+    files = sorted(p for p in corpus.rglob("*") if p.is_file())
+    damaged = sorted(p for p in (corpus / "damaged").rglob("*") if p.is_file())
+    size = sum(p.stat().st_size for p in files)
+    mb = size / 2**20
+    print(f"corpus: {len(files)} files, {mb:.1f} MB ({len(damaged)} damaged); cores: {os.cpu_count()}; runs: {args.runs}")
+
+    lint = [*TOOL, "lint", "-q", "-o", "concise", "--exit-zero", "--no-progress"]
+    floor = median_time(lambda: parse_floor(files), args.runs)
+    jq = shutil.which("jq")
+    jq_time = median_time(command([jq, "empty", *map(str, files)]), args.runs) if jq else None
+    one = median_time(command([*lint, "-j", "1", str(corpus)]), args.runs)
+    two = median_time(command([*lint, "-j", "2", str(corpus)]), args.runs)
+    out = args.work / "fixed"
+    shutil.rmtree(out, ignore_errors=True)
+    damaged_mb = sum(p.stat().st_size for p in damaged) / 2**20
+    fix = median_time(command([*TOOL, "fix", "-q", "--exit-zero", "--out", str(out), str(corpus / "damaged")]), args.runs)
+
+    small = HERE.parent / "fixtures" / "openai-chat" / "clean-parallel-tools.json"
+    startup_runs = max(11, args.runs)
+    baseline = median_time(command([sys.executable, "-c", "import orjson"]), startup_runs)
+    version = median_time(command([*TOOL, "--version"]), startup_runs)
+    lint_small = median_time(command([*lint, str(small)]), startup_runs)
+
+    big = args.work / f"largest-{args.largest}mb.jsonl"
+    if not big.is_file():
+        largest(big, args.largest)
+    big_mb = big.stat().st_size / 2**20
+    peak = peak_kib([*lint, str(big)]) / 1024
+
+    def rate(seconds: float, megabytes: float = mb) -> str:
+        return f"{seconds:7.2f} s  {megabytes / seconds:7.1f} MB/s"
+
+    print(f"(a) parse floor (read + orjson.loads)   {rate(floor)}")
+    if jq_time is not None:
+        print(f"(b) jq empty                            {rate(jq_time)}")
+    print(f"(c) lint, 1 job                         {rate(one)}")
+    print(f"(d) lint, -j 2                          {rate(two)}")
+    print(f"(e) fix --out on damaged ({damaged_mb:.0f} MB)        {rate(fix, damaged_mb)}")
+    print(f"(f) python -c 'import orjson'           {baseline * 1000:7.1f} ms")
+    print(f"    transcript-doctor --version         {version * 1000:7.1f} ms")
+    print(f"    lint of one small file              {lint_small * 1000:7.1f} ms")
+    print(f"    peak memory, lint of {big_mb:.0f} MB file     {peak:7.1f} MB  ({peak / big_mb:.2f}x the file)")
+    print("ratios:")
+    print(f"    lint 1 job / parse floor            {one / floor:7.2f}x   (target <= 2.0)")
+    if jq_time is not None:
+        print(f"    lint 1 job / jq empty               {one / jq_time:7.2f}x   (target < 1.0)")
+    print(f"    -j 2 speed-up over 1 job            {one / two:7.2f}x   (target >= 1.6)")
+    print(f"    --version / import orjson           {version / baseline:7.2f}x   (target <= 2.5)")
+
+
+if __name__ == "__main__":
+    main()
