@@ -29,7 +29,7 @@ UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')
 
 
 def _renamed(chunk: bytes, k: int) -> bytes:
-    return ID.sub(lambda m: m.group(1) + m.group(2) + b"-r%d\"" % k, chunk) if k else chunk
+    return ID.sub(lambda m: m.group(1) + m.group(2) + b'-r%d"' % k, chunk) if k else chunk
 
 
 def jsonl_session(template: bytes, target: int) -> bytes:
@@ -67,7 +67,10 @@ def json_document(template: bytes, target: int) -> bytes | None:
         value = json.loads(template)
     except ValueError:
         return None
-    key = next((k for k in ("messages", "history") if isinstance(value, dict) and isinstance(value.get(k), list)), None)
+    key = next(
+        (k for k in ("messages", "history") if isinstance(value, dict) and isinstance(value.get(k), list)),
+        None,
+    )
     items = value[key] if key else value if isinstance(value, list) else None
     if not items:
         return None
@@ -82,7 +85,9 @@ def json_document(template: bytes, target: int) -> bytes | None:
         value[key] = grown
     else:
         value = grown
-    text = json.dumps(value, indent=indent, ensure_ascii=False, separators=(",", ": ") if indent else (",", ":"))
+    text = json.dumps(
+        value, indent=indent, ensure_ascii=False, separators=(",", ": ") if indent else (",", ":")
+    )
     return text.encode()
 
 
@@ -121,7 +126,11 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
             if made is None:
                 continue
             kind = "clean" if _clean(template) else "damaged"
-            path = out / kind / f"{len(made_files):04d}-{template.parent.name}-{template.stem[:40]}{template.suffix}"
+            path = (
+                out
+                / kind
+                / f"{len(made_files):04d}-{template.parent.name}-{template.stem[:40]}{template.suffix}"
+            )
             path.parent.mkdir(exist_ok=True)
             path.write_bytes(made)
             made_files.append(path)

@@ -13,6 +13,7 @@ Times are medians of ``--runs`` runs; ratios compare figures of this same run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -46,15 +47,15 @@ def parse_floor(files: list[Path]) -> None:
         data = path.read_bytes()
         for record in data.split(b"\n") if path.suffix == ".jsonl" else [data]:
             if record.strip():
-                try:
+                with contextlib.suppress(orjson.JSONDecodeError):  # damaged files hold torn lines
                     orjson.loads(record)
-                except orjson.JSONDecodeError:
-                    pass  # the damaged files hold torn lines on purpose
 
 
 def command(args: list[str], cwd: Path | None = None) -> Callable[[], object]:
     def run() -> object:
-        return subprocess.run(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        return subprocess.run(
+            args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
 
     return run
 
@@ -69,7 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--largest", type=int, default=100, help="MB of the single large file for peak memory")
+    parser.add_argument(
+        "--largest", type=int, default=100, help="MB of the single large file for peak memory"
+    )
     parser.add_argument("--work", type=Path, default=HERE / "out")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
@@ -82,7 +85,9 @@ def main() -> None:
     damaged = sorted(p for p in (corpus / "damaged").rglob("*") if p.is_file())
     size = sum(p.stat().st_size for p in files)
     mb = size / 2**20
-    print(f"corpus: {len(files)} files, {mb:.1f} MB ({len(damaged)} damaged); cores: {os.cpu_count()}; runs: {args.runs}")
+    print(
+        f"corpus: {len(files)} files, {mb:.1f} MB ({len(damaged)} damaged); cores: {os.cpu_count()}; runs: {args.runs}"
+    )
 
     lint = [*TOOL, "lint", "-q", "-o", "concise", "--exit-zero", "--no-progress"]
     floor = median_time(lambda: parse_floor(files), args.runs)
@@ -93,7 +98,9 @@ def main() -> None:
     out = args.work / "fixed"
     shutil.rmtree(out, ignore_errors=True)
     damaged_mb = sum(p.stat().st_size for p in damaged) / 2**20
-    fix = median_time(command([*TOOL, "fix", "-q", "--exit-zero", "--out", str(out), str(corpus / "damaged")]), args.runs)
+    fix = median_time(
+        command([*TOOL, "fix", "-q", "--exit-zero", "--out", str(out), str(corpus / "damaged")]), args.runs
+    )
 
     small = HERE.parent / "fixtures" / "openai-chat" / "clean-parallel-tools.json"
     startup_runs = max(11, args.runs)
@@ -119,7 +126,9 @@ def main() -> None:
     print(f"(f) python -c 'import orjson'           {baseline * 1000:7.1f} ms")
     print(f"    transcript-doctor --version         {version * 1000:7.1f} ms")
     print(f"    lint of one small file              {lint_small * 1000:7.1f} ms")
-    print(f"    peak memory, lint of {big_mb:.0f} MB file     {peak:7.1f} MB  ({peak / big_mb:.2f}x the file)")
+    print(
+        f"    peak memory, lint of {big_mb:.0f} MB file     {peak:7.1f} MB  ({peak / big_mb:.2f}x the file)"
+    )
     print("ratios:")
     print(f"    lint 1 job / parse floor            {one / floor:7.2f}x   (target <= 2.0)")
     if jq_time is not None:

@@ -9,8 +9,8 @@ from functools import cache
 from pathlib import Path
 
 from transcript_doctor import catalog, engine
-from transcript_doctor.fixer import Outcome
 from transcript_doctor.checks import Selection
+from transcript_doctor.fixer import Outcome
 from transcript_doctor.reporters import record
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -48,7 +48,10 @@ def test_remove_first_and_last_elements() -> None:
     text = JsonText(PRETTY)
     text.remove("/history/0")
     text.remove("/history/2")
-    assert edited(text) == b'{\n  "history": [\n    {\n      "role": "model",\n      "parts": []\n    }\n  ],\n  "authType": "gemini-api-key"\n}'
+    assert (
+        edited(text)
+        == b'{\n  "history": [\n    {\n      "role": "model",\n      "parts": []\n    }\n  ],\n  "authType": "gemini-api-key"\n}'
+    )
 
 
 def test_remove_everything_gives_an_empty_array() -> None:
@@ -60,7 +63,9 @@ def test_remove_everything_gives_an_empty_array() -> None:
 
 def test_insert_into_pretty_array_uses_the_document_indentation() -> None:
     text = JsonText(PRETTY)
-    text.insert("/history/1/parts", 0, {"functionResponse": {"id": "c1", "name": "f", "response": {"error": "x"}}})
+    text.insert(
+        "/history/1/parts", 0, {"functionResponse": {"id": "c1", "name": "f", "response": {"error": "x"}}}
+    )
     out = edited(text)
     assert out == PRETTY.replace(
         b'"parts": []',
@@ -74,8 +79,17 @@ def test_insert_between_elements_keeps_neighbours_byte_identical() -> None:
     text.insert("/history", 2, {"role": "model", "parts": [{"text": "ok"}]})
     out = edited(text)
     assert out.count(b'"text": "ok"') == 1
-    assert out.startswith(PRETTY[: PRETTY.index(b'    {\n      "role": "user",\n      "parts": [\n        {\n          "text": "again"')])
-    assert b'      "parts": []\n    },\n    {\n      "role": "model",\n      "parts": [\n        {\n          "text": "ok"\n        }\n      ]\n    },\n    {\n      "role": "user"' in out
+    assert out.startswith(
+        PRETTY[
+            : PRETTY.index(
+                b'    {\n      "role": "user",\n      "parts": [\n        {\n          "text": "again"'
+            )
+        ]
+    )
+    assert (
+        b'      "parts": []\n    },\n    {\n      "role": "model",\n      "parts": [\n        {\n          "text": "ok"\n        }\n      ]\n    },\n    {\n      "role": "user"'
+        in out
+    )
 
 
 def test_one_line_elements_in_an_indented_array_stay_one_line() -> None:
@@ -100,7 +114,10 @@ def test_member_set_in_pretty_object() -> None:
     data = b'{\n  "functionCall": {\n    "name": "f"\n  }\n}'
     text = JsonText(data)
     text.set_member("", "thoughtSignature", "skip_thought_signature_validator")
-    assert edited(text) == b'{\n  "functionCall": {\n    "name": "f"\n  },\n  "thoughtSignature": "skip_thought_signature_validator"\n}'
+    assert (
+        edited(text)
+        == b'{\n  "functionCall": {\n    "name": "f"\n  },\n  "thoughtSignature": "skip_thought_signature_validator"\n}'
+    )
 
 
 def test_move_raw_bytes_between_arrays() -> None:

@@ -49,7 +49,11 @@ def test_in_place_rewrites_keeps_mode_and_exits_1(tmp_path: Path) -> None:
     document = json.loads(report.read_text())
     (entry,) = document["files"]
     assert _undo(path.read_bytes(), entry["steps"]) == DAMAGED.read_bytes()
-    assert [(f["rule"], f["action"]) for f in entry["fixes"]] == [("TD303", "remove"), ("TD302", "remove"), ("TD304", "move")]
+    assert [(f["rule"], f["action"]) for f in entry["fixes"]] == [
+        ("TD303", "remove"),
+        ("TD302", "remove"),
+        ("TD304", "move"),
+    ]
     assert [u["rule"] for u in entry["unfixed"]] == ["TD305"]
     assert (tmp_path / "report.diff").read_text().startswith(f"--- a/{path}\n+++ b/{path}\n")
     second = cli("fix", "--in-place", str(path))
@@ -133,7 +137,9 @@ def test_in_place_and_diff_exclude_each_other(tmp_path: Path) -> None:
     assert cli("fix", "--in-place", "--diff", str(_copy(tmp_path))).returncode == 2
 
 
-def test_failed_write_leaves_the_original_and_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_write_leaves_the_original_and_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import errno
 
     path = _copy(tmp_path)

@@ -31,7 +31,9 @@ def _try_repo(repo: Path, hook: str, env: dict[str, str]) -> subprocess.Complete
 
 def test_manifest_is_valid() -> None:
     result = subprocess.run(
-        ["pre-commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")], capture_output=True, text=True
+        ["pre-commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -55,7 +57,9 @@ def test_lint_hook_fails_on_damage_and_fix_hook_repairs_it(tmp_path: Path) -> No
     fix = _try_repo(repo, "transcript-doctor-fix", env)
     assert fix.returncode == 1, fix.stdout + fix.stderr  # files were modified
     assert b"(request timeout)" not in (repo / "damaged.json").read_bytes()
-    assert (repo / "clean.json").read_bytes() == (FIXTURES / "openai-chat" / "clean-parallel-tools.json").read_bytes()
+    assert (repo / "clean.json").read_bytes() == (
+        FIXTURES / "openai-chat" / "clean-parallel-tools.json"
+    ).read_bytes()
 
     _git(repo, "add", ".")
     again = _try_repo(repo, "transcript-doctor", env)

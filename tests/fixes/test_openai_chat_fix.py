@@ -38,9 +38,10 @@ def test_only_named_elements_change() -> None:
         '  {"role": "tool", "tool_call_id": "call_zzz", "content": "stale"},',
     ]
     assert after.count('  {"role": "tool", "tool_call_id": "call_b", "content": "up"},') == 1
-    assert after.index('  {"role": "tool", "tool_call_id": "call_b", "content": "up"},') == after.index(
-        '  {"role": "tool", "tool_call_id": "call_a", "content": "up"},'
-    ) + 1
+    assert (
+        after.index('  {"role": "tool", "tool_call_id": "call_b", "content": "up"},')
+        == after.index('  {"role": "tool", "tool_call_id": "call_a", "content": "up"},') + 1
+    )
 
 
 def test_synthetic_result_says_where_it_came_from() -> None:
