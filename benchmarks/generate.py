@@ -32,55 +32,67 @@ def _renamed(chunk: bytes, k: int) -> bytes:
     return ID.sub(lambda m: m.group(1) + m.group(2) + b'-r%d"' % k, chunk) if k else chunk
 
 
-def jsonl_session(template: bytes, target: int) -> bytes:
-    """Repeat a JSONL session's records with fresh ids until ``target`` bytes.
+def jsonl_session(template: bytes, target: int, tail: bytes = b"") -> bytes:
+    """Repeat a JSONL session's records with fresh ids until ``target`` bytes, then add
+    ``tail`` (a damaged session) once.
 
     Header-like lines (first line of Codex/Gemini files) are kept once; each repetition's
     root record is linked to the previous repetition's last record.
     """
+    head, body = _split_head(template)
+    out = list(head)
+    size = sum(map(len, out))
+    state: list[bytes | None] = [None]
+    k = 0
+    while size < target - len(tail):
+        for line in body:
+            new = _linked(_renamed(line, k), state)
+            out.append(new)
+            size += len(new)
+        k += 1
+    if tail:
+        out.extend(_linked(_renamed(line, k), state) for line in _split_head(tail)[1])
+    return b"".join(out)
+
+
+def _split_head(template: bytes) -> tuple[list[bytes], list[bytes]]:
     lines = template.splitlines(keepends=True)
     if not lines[-1].endswith(b"\n"):
         lines[-1] += b"\n"
     head = lines[:1] if b'"session_meta"' in lines[0] or b'"projectHash"' in lines[0] else []
-    body = lines[len(head) :]
-    out = list(head)
-    size = sum(map(len, out))
-    last_uuid: bytes | None = None
-    k = 0
-    while size < target:
-        for line in body:
-            new = _renamed(line, k)
-            if last_uuid is not None and PARENT_NULL.search(new):
-                new = PARENT_NULL.sub(b'"parentUuid":"' + last_uuid + b'"', new, count=1)
-            found = UUID_FIELD.search(new)
-            if found:
-                last_uuid = found.group(1)
-            out.append(new)
-            size += len(new)
-        k += 1
-    return b"".join(out)
+    return head, lines[len(head) :]
 
 
-def json_document(template: bytes, target: int) -> bytes | None:
-    """Repeat a single-document conversation's message list (same indentation style)."""
-    try:
-        value = json.loads(template)
-    except ValueError:
+def _linked(line: bytes, state: list[bytes | None]) -> bytes:
+    """Point a repetition's root record at the previous record, and remember this one."""
+    if state[0] is not None and PARENT_NULL.search(line):
+        line = PARENT_NULL.sub(b'"parentUuid":"' + state[0] + b'"', line, count=1)
+    found = UUID_FIELD.search(line)
+    if found:
+        state[0] = found.group(1)
+    return line
+
+
+def json_document(template: bytes, target: int, tail: bytes = b"") -> bytes | None:
+    """Repeat a single-document conversation's message list (same indentation style),
+    then add the messages of ``tail`` (a damaged document) once."""
+    value = _loads(template)
+    items = _items(value)
+    if not items:
         return None
+    extra = _items(_loads(tail)) if tail else []
+    indent = 2 if b"\n  " in template[:200] else None
+    grown: list[object] = []
+    k = 0
+    one = max(len(template) // len(items), 1)
+    while (len(grown) + len(extra or [])) * one < target:
+        grown.extend(json.loads(_renamed(json.dumps(item).encode(), k)) for item in items)
+        k += 1
+    grown.extend(json.loads(_renamed(json.dumps(item).encode(), k)) for item in extra or [])
     key = next(
         (k for k in ("messages", "history") if isinstance(value, dict) and isinstance(value.get(k), list)),
         None,
     )
-    items = value[key] if key else value if isinstance(value, list) else None
-    if not items:
-        return None
-    indent = 2 if template.lstrip()[:1] in (b"{", b"[") and b"\n  " in template[:200] else None
-    grown: list[object] = []
-    k = 0
-    one = len(template)
-    while len(grown) * one // max(len(items), 1) < target:
-        grown.extend(json.loads(_renamed(json.dumps(item).encode(), k)) for item in items)
-        k += 1
     if key:
         value[key] = grown
     else:
@@ -91,17 +103,29 @@ def json_document(template: bytes, target: int) -> bytes | None:
     return text.encode()
 
 
+def _loads(data: bytes) -> object:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def _items(value: object) -> list[object] | None:
+    if isinstance(value, dict):
+        for key in ("messages", "history"):
+            if isinstance(value.get(key), list):
+                return value[key]  # type: ignore[no-any-return]
+    return value if isinstance(value, list) else None
+
+
 def _clean(template: Path) -> bool:
     """Whether a fixture lints without findings (its repetitions then stay clean)."""
-    import subprocess
-    import sys
+    from transcript_doctor import catalog, engine
+    from transcript_doctor.checks import Selection
 
-    result = subprocess.run(
-        [sys.executable, "-m", "transcript_doctor", "lint", "-q", "-o", "json", str(template)],
-        capture_output=True,
-        check=False,
-    )
-    return result.returncode == 0 and json.loads(result.stdout) == []
+    options = engine.Options(Selection.build(["ALL"]), catalog.load())
+    report = engine.lint_bytes(str(template), template.read_bytes(), options)
+    return report.reader is not None and not report.findings
 
 
 def templates() -> list[Path]:
@@ -109,33 +133,46 @@ def templates() -> list[Path]:
 
 
 def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
-    """Files of every layout, clean and damaged, sizes log-normal (median ~0.7 MB)."""
+    """Sessions of every layout, sizes log-normal (median ~0.7 MB, at most 20 MB).
+
+    A clean session repeats a clean fixture; a damaged one is a clean session of the same
+    layout with one damaged fixture appended, so its damage occurs once, as in real files.
+    """
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
     budget = megabytes << 20
     written = 0
-    made_files: list[Path] = []
-    sources = templates()
+    made: list[Path] = []
+    clean: dict[tuple[str, str], Path] = {}
+    damaged: list[Path] = []
+    for template in templates():
+        key = (template.parent.name, template.suffix)
+        if _clean(template):
+            clean.setdefault(key, template)
+        else:
+            damaged.append(template)
+    # Most stored sessions are healthy: five clean sessions per layout for each damaged one.
+    plans = [(t, None) for t in clean.values()] * 5 + [
+        (clean[(t.parent.name, t.suffix)], t) for t in damaged if (t.parent.name, t.suffix) in clean
+    ]
     while written < budget:
-        for template in sources:
+        for base, damage in plans:
             if written >= budget:
                 break
-            data = template.read_bytes()
-            target = min(int(rng.lognormvariate(13.5, 1.0)), 20 << 20, budget - written + len(data))
-            made = jsonl_session(data, target) if template.suffix == ".jsonl" else json_document(data, target)
-            if made is None:
+            target = min(int(rng.lognormvariate(13.5, 1.0)), 20 << 20, budget - written)
+            tail = damage.read_bytes() if damage else b""
+            build = jsonl_session if base.suffix == ".jsonl" else json_document
+            data = build(base.read_bytes(), target, tail)
+            if data is None:
                 continue
-            kind = "clean" if _clean(template) else "damaged"
-            path = (
-                out
-                / kind
-                / f"{len(made_files):04d}-{template.parent.name}-{template.stem[:40]}{template.suffix}"
-            )
+            kind = "damaged" if damage else "clean"
+            name = (damage or base).stem[:40]
+            path = out / kind / f"{len(made):04d}-{base.parent.name}-{name}{base.suffix}"
             path.parent.mkdir(exist_ok=True)
-            path.write_bytes(made)
-            made_files.append(path)
-            written += len(made)
-    return made_files
+            path.write_bytes(data)
+            made.append(path)
+            written += len(data)
+    return made
 
 
 def largest(path: Path, megabytes: int) -> Path:

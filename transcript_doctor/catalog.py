@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,18 +58,30 @@ class Marker:
         return found.group() if found else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Catalog:
     markers: tuple[Marker, ...]
 
-    def whole_match(self, stripped: str, harness_written: bool) -> Marker | None:
-        """The marker that is this whole (trimmed) text, if any."""
+    @cached_property
+    def _exact(self) -> dict[str, tuple[Marker, ...]]:
+        table: dict[str, list[Marker]] = {}
         for marker in self.markers:
-            if marker.harness_only and not harness_written:
-                continue
-            if marker.matches(stripped):
-                return marker
-        return None
+            if marker.text is not None:
+                table.setdefault(marker.text, []).append(marker)
+        return {text: tuple(found) for text, found in table.items()}
+
+    @cached_property
+    def _patterns(self) -> tuple[Marker, ...]:
+        return tuple(m for m in self.markers if m.pattern is not None)
+
+    def whole_match(self, stripped: str, harness_written: bool) -> Marker | None:
+        """The marker that is this whole (trimmed) text, if any (first in catalog order)."""
+        found = [m for m in self._exact.get(stripped, ()) if harness_written or not m.harness_only]
+        for marker in self._patterns:
+            if (harness_written or not marker.harness_only) and marker.matches(stripped):
+                found.append(marker)
+                break
+        return min(found, key=self.markers.index) if found else None
 
     def distinctive_in(self, text: str) -> tuple[Marker, str] | None:
         """A distinctive marker inside a text, with the words that matched (TD203)."""
@@ -102,19 +114,24 @@ def _schema() -> Any:
     return orjson.loads((rules_dir() / "catalog.schema.json").read_bytes())
 
 
-def parse(data: bytes, name: str) -> tuple[Marker, ...]:
-    """Validate one catalog document against the schema and compile its markers."""
-    import jsonschema  # slow to import; only needed once markers are loaded
+def parse(data: bytes, name: str, validate: bool = True) -> tuple[Marker, ...]:
+    """Compile one catalog document, first validating it against the schema.
 
+    The built-in catalog is validated by the test suite instead of on every run:
+    importing jsonschema would double the start-up of a pre-commit hook.
+    """
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise CatalogError(f"{name}: not valid JSON ({exc})") from None
-    validator = jsonschema.Draft7Validator(_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise CatalogError(f"{name}: invalid entry at {where}: {error.message}")
+    if validate:
+        import jsonschema  # slow to import: only for catalogs that are not ours
+
+        validator = jsonschema.Draft7Validator(_schema())
+        error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+            raise CatalogError(f"{name}: invalid entry at {where}: {error.message}")
     markers = []
     for entry in document["markers"]:
         try:
@@ -140,7 +157,9 @@ def parse(data: bytes, name: str) -> tuple[Marker, ...]:
 
 def load(extra: tuple[Path, ...] = ()) -> Catalog:
     """The built-in catalog plus any ``extend-catalog`` files, each validated."""
-    markers = list(parse((rules_dir() / "placeholders.json").read_bytes(), "placeholders.json"))
+    markers = list(
+        parse((rules_dir() / "placeholders.json").read_bytes(), "placeholders.json", validate=False)
+    )
     for path in extra:
         try:
             data = path.read_bytes()

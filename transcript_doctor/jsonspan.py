@@ -111,7 +111,12 @@ def split(pointer: str) -> list[str]:
 
 
 def join(*tokens: str | int) -> str:
-    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+    """A JSON Pointer from tokens; escaping only where a key holds ``~`` or ``/``."""
+    if not tokens:
+        return ""
+    if any(isinstance(t, str) and ("~" in t or "/" in t) for t in tokens):
+        return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+    return "/" + "/".join(map(str, tokens))
 
 
 def line_of(data: bytes, offset: int) -> int:

@@ -185,6 +185,13 @@ class Source:
 
     # -- single JSON document --------------------------------------------------------
 
+    def adopt(self, value: Any) -> None:
+        """Take the document's value from whoever already parsed it (BOM still reported)."""
+        self._parsed = True
+        self._value = value
+        if self.bom:
+            self._report(ParseError(1, 0, BOM_MESSAGE))
+
     def spans(self) -> Span:
         """Byte spans of the document's values, indexed on first use (fixes, line numbers)."""
         if self._spans is None:
@@ -276,7 +283,7 @@ def sniff(path: str, data: bytes) -> Source:
     if first not in (b"{", b"["):
         raise NotJson("does not start with a JSON object or array")
     try:
-        orjson.loads(body)
+        value = orjson.loads(body)
     except orjson.JSONDecodeError:
         nl = body.find(b"\n")
         if nl > 0 and body[nl + 1 :].strip():
@@ -286,4 +293,7 @@ def sniff(path: str, data: bytes) -> Source:
                 pass
             else:
                 return Source(path, data, Container.JSONL)
-    return Source(path, data, Container.JSON)
+        return Source(path, data, Container.JSON)
+    source = Source(path, data, Container.JSON)
+    source.adopt(value)  # parsed once: a large document costs as much as all the rules
+    return source

@@ -13,12 +13,16 @@ T = TypeVar("T")
 EXCERPT = 40
 
 
-def shared(analysis: Callable[[Conversation], T], conversation: Conversation) -> T:
-    """Run an analysis once per conversation, however many rules and repairs read it."""
+def shared(analysis: Callable[[Conversation], T], conversation: Conversation, key: object = None) -> T:
+    """Run an analysis once per conversation, however many rules and repairs read it.
+
+    ``key`` names the analysis when ``analysis`` is a closure made per call.
+    """
     memo = conversation.memo
-    if analysis not in memo:
-        memo[analysis] = analysis(conversation)
-    return memo[analysis]  # type: ignore[return-value]
+    name = analysis if key is None else key
+    if name not in memo:
+        memo[name] = analysis(conversation)
+    return memo[name]  # type: ignore[return-value]
 
 
 class Context:

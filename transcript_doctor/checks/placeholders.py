@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.catalog import Marker
-from transcript_doctor.checks.context import Context
+from transcript_doctor.catalog import Catalog, Marker
+from transcript_doctor.checks.context import Context, shared
 from transcript_doctor.model import Conversation, Message, PartKind, Role
 
 
@@ -21,12 +21,21 @@ def whole_turn_markers(ctx: Context) -> Iterator[tuple[Conversation, Message, Ma
     model output, and a reply that merely mentions the string is not a placeholder.
     """
     for conversation in ctx.conversations:
-        for message in conversation.messages:
-            if message.role is not Role.ASSISTANT or not is_whole_turn_candidate(message):
-                continue
-            stripped = message.visible_text.strip()
-            if not stripped:
-                continue
-            marker = ctx.catalog.whole_match(stripped, message.harness_written)
-            if marker is not None:
-                yield conversation, message, marker
+        for message, marker in shared(
+            lambda c: _markers(c, ctx.catalog), conversation, key=whole_turn_markers
+        ):
+            yield conversation, message, marker
+
+
+def _markers(conversation: Conversation, catalog: Catalog) -> list[tuple[Message, Marker]]:
+    found = []
+    for message in conversation.messages:
+        if message.role is not Role.ASSISTANT or not is_whole_turn_candidate(message):
+            continue
+        stripped = message.visible_text.strip()
+        if not stripped:
+            continue
+        marker = catalog.whole_match(stripped, message.harness_written)
+        if marker is not None:
+            found.append((message, marker))
+    return found
