@@ -7,6 +7,7 @@ folder, ``transcript-doctor.toml`` before ``pyproject.toml`` in the same folder,
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -41,11 +42,12 @@ class Config:
 
     def relative(self, path: str) -> str:
         """``path`` as globs see it: relative to the config folder, POSIX separators."""
-        resolved = Path(path).resolve()
-        try:
-            return resolved.relative_to(self.root.resolve()).as_posix()
-        except ValueError:
+        # abspath, not resolve: a symlink loop must not stop the run, and globs match
+        # the path as the user sees it.
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(self.root))
+        if rel.startswith(".."):
             return PurePosixPath(Path(path).as_posix()).as_posix()
+        return Path(rel).as_posix()
 
     def ignored(self, path: str) -> tuple[str, ...]:
         """Rule selectors that ``per-file-ignores`` turns off for this file."""

@@ -69,20 +69,16 @@ class Style:
 
     def dumps(self, value: Any, depth: int = 0) -> bytes:
         """``value`` serialised for a position ``depth`` levels deep."""
-        if self.indent is None:
-            text = json.dumps(
-                value,
-                ensure_ascii=self.ensure_ascii,
-                separators=(self.item_sep.decode(), self.key_sep.decode()),
-            )
-            return text.encode()
-        text = json.dumps(
-            value,
-            ensure_ascii=self.ensure_ascii,
-            indent=self.indent.decode(),
-            separators=(",", self.key_sep.decode()),
-        )
-        return reindent(text.encode(), self.indent * depth, self.newline)
+        indent = None if self.indent is None else self.indent.decode()
+        separators = (self.item_sep.decode() if indent is None else ",", self.key_sep.decode())
+        text = json.dumps(value, ensure_ascii=self.ensure_ascii, indent=indent, separators=separators)
+        try:
+            raw = text.encode()
+        except UnicodeEncodeError:
+            # A lone surrogate copied from a damaged record has no UTF-8 form: escape it,
+            # as JSON.stringify does, rather than fail the repair.
+            raw = json.dumps(value, ensure_ascii=True, indent=indent, separators=separators).encode()
+        return raw if self.indent is None else reindent(raw, self.indent * depth, self.newline)
 
 
 def reindent(raw: bytes, prefix: bytes, newline: bytes = b"\n") -> bytes:

@@ -172,7 +172,7 @@ class Source:
                 value = orjson.loads(raw[keep_from:])
                 if line.index == 0 and self.bom:
                     keep_from += 3
-            elif line.index == len(self.lines) - 1:
+            elif line.index == len(self.lines) - 1 and _cut_short(raw):
                 repair = "drop"
                 message = f"torn final line ({message})"
         self._report(ParseError(line.number, line.index, message, repair, keep_from))
@@ -242,6 +242,29 @@ def _split_lines(data: bytes) -> list[Line]:
             append(Line(len(lines), number, pos, stop))
         pos = end + 1
     return lines
+
+
+def _cut_short(raw: bytes) -> bool:
+    """Whether a record is the beginning of one, as a write cut off by a crash leaves it.
+
+    Only such a record is safe to drop: the bytes after it never reached the disk.  A
+    record that is wrong in its middle (a splice, a flipped byte) is not a torn write,
+    and dropping it would be a guess.
+    """
+    body = raw.rstrip(b"\0")
+    if len(body) < len(raw):  # zeros where the rest should be: the ext4 crash pattern
+        return b"\0" not in body and (not body.strip() or _cut_short(body))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(body) - 3 and _cut_short(body[: exc.start])
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+    except (ValueError, RecursionError):
+        return False
+    return False
 
 
 def _glued_record_start(raw: bytes) -> int:

@@ -104,7 +104,7 @@ def _content_parts(content: Any, at: At, kind: str) -> list[Part]:
     for index, block in enumerate(content):
         origin = at.origin("content", index)
         ref = at.ref(kind, index)
-        block_type = block.get("type") if isinstance(block, dict) else None
+        block_type = _str(block.get("type")) if isinstance(block, dict) else None
         if block_type in TEXT_CONTENT and isinstance(block.get("text"), str):
             parts.append(Part(PartKind.TEXT, origin, text=block["text"], ref=ref))
         elif block_type in MEDIA_CONTENT:
@@ -169,7 +169,7 @@ class History:
         """One ResponseItem; anything not understood is left out (never an error)."""
         if not isinstance(item, dict):
             return
-        kind = item.get("type")
+        kind = _str(item.get("type"))
         if kind == "message":
             self._message(item, at)
         elif kind == "reasoning":

@@ -248,13 +248,15 @@ def _anchor(transcript: Transcript, message: Message) -> tuple[int, str]:
     lines = [line for line in ref.lines if first is None or line < first]
     line = lines[-1] if lines else ref.lines[0]
     places = [pointer for at, pointer in _places(transcript, message) if at == line]
+    if not places:
+        raise EditError("the message has no definition to insert after")
     return line, places[0]
 
 
 def _following(transcript: Transcript, message: Message) -> Message | None:
     """The next replayed message with a record of its own after ``message``'s turn."""
-    messages = transcript.conversations[0].messages
-    index = next(i for i, m in enumerate(messages) if m is message)
+    conversation, index = transcript.locate(message)
+    messages = conversation.messages
     return next((m for m in messages[index + 1 :] if not _ref(m).results), None)
 
 

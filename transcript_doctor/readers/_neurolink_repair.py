@@ -48,7 +48,8 @@ def is_compaction_placeholder(item: dict[str, Any]) -> bool:
     output, so preferring the other result of the call can never lose data, while
     requiring the marks would let a copied or re-saved placeholder delete real output.
     """
-    return item.get("content") in COMPACTION_TEXTS
+    content = item.get("content")
+    return isinstance(content, str) and content in COMPACTION_TEXTS
 
 
 def removed_result(transcript: Transcript, edit: Edit, part: Part) -> Part:

@@ -84,7 +84,7 @@ def _vendor_keys(item: Any) -> bool:
 def _anthropic_block(block: Any) -> bool:
     if not isinstance(block, dict):
         return False
-    kind = block.get("type")
+    kind = _str(block.get("type"))
     if kind in ANTHROPIC_ONLY_BLOCKS or (kind == "image" and "source" in block):
         return True
     return isinstance(kind, str) and kind.endswith("_tool_result")
@@ -243,7 +243,7 @@ def _str(value: Any) -> str | None:
 def _block(block: Any, origin: Origin, ref: Ref) -> Part:
     if not isinstance(block, dict):
         return Part(PartKind.OTHER, origin, ref=ref)
-    kind = block.get("type")
+    kind = _str(block.get("type"))
     if kind == "text":
         return Part(PartKind.TEXT, origin, text=_str(block.get("text")) or "", ref=ref)
     if kind == "tool_use":

@@ -284,7 +284,8 @@ class _Scan:
             timestamp if isinstance(timestamp, str) else "",
         )
         if kind != "progress":
-            key = (record.get("sessionId"), sidechain)
+            session = record.get("sessionId")
+            key = (session if isinstance(session, str) else None, sidechain)
             entry.previous = self.previous.get(key)
             self.previous[key] = uuid
         message = record.get("message")

@@ -112,7 +112,7 @@ def _tool_activity(item: dict[str, Any]) -> bool:
         return True
     events = item.get("events")
     return isinstance(events, list) and any(
-        isinstance(e, dict) and e.get("type") in TOOL_EVENTS for e in events
+        isinstance(e, dict) and isinstance(e.get("type"), str) and e["type"] in TOOL_EVENTS for e in events
     )
 
 

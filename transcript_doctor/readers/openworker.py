@@ -333,6 +333,8 @@ def _content_parts(content: Any, line: Line) -> list[Part]:
         for index, block in enumerate(content):
             origin = Origin(line.number, line.index, f"/content/{index}")
             kind = block.get("type") if isinstance(block, dict) else None
+            if not isinstance(kind, str):
+                kind = None
             if kind == "text" and isinstance(block.get("text"), str):
                 ref = f"/content/{index}/text"
                 parts.append(Part(PartKind.TEXT, origin, text=block["text"], ref=ref))

@@ -1,0 +1,95 @@
+"""Damage real transcripts at random and hold lint and fix to their promises.
+
+lint: never an internal error, whatever the bytes.  fix: undoing the steps of its report
+gives back the damaged input exactly, the result has no repairable finding left (unless
+a repair was rolled back, and then it says why), and a second fix changes nothing.
+
+Two generators: a seeded mutation fuzzer (byte flips, truncations, line drops and
+duplications, splices of other transcripts, NUL runs, torn tails, CRLF, wrong value
+types), and hypothesis choosing the same mutations, which also shrinks a failure to a
+small case.  The fast profile runs in CI; the long one runs by hand:
+
+    TD_FUZZ_CASES=100000 TD_FUZZ_PROFILE=long pytest tests/fuzz -q
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mutate import MUTATIONS, damage
+from support import FIXTURES, _catalog
+
+from transcript_doctor import engine, fixer
+from transcript_doctor.checks import Selection
+
+CASES = int(os.environ.get("TD_FUZZ_CASES", "1000"))
+FILES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl"))
+
+settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "long", max_examples=100_000, deadline=None, suppress_health_check=list(HealthCheck)
+)
+PROFILE = os.environ.get("TD_FUZZ_PROFILE", "ci")
+
+
+@cache
+def _options() -> engine.Options:
+    return engine.Options(Selection.build(["ALL"]), _catalog())
+
+
+def check(name: str, data: bytes) -> None:
+    options = _options()
+    report = engine.lint_bytes(name, data, options)
+    assert report.error is None, report.error
+    outcome = fixer.fix_bytes(name, data, options)
+    assert outcome.error is None, outcome.error
+    if not outcome.changed:
+        return
+    assert fixer.undo(outcome.after, outcome.steps) == data, "the report does not give back the input"
+    pinned = engine.Options(options.selection, options.catalog, outcome.reader)
+    after = engine.lint_bytes(name, outcome.after, pinned)
+    assert after.error is None, after.error
+    left = {f.finding.rule.code for f in after.findings if f.fixable}
+    rolled = {note.split(":", 1)[0] for note in outcome.rolled_back}
+    assert left <= rolled or "all" in rolled, f"fixable findings left without a reason: {left - rolled}"
+    again = fixer.fix_bytes(name, outcome.after, pinned)
+    assert again.after == outcome.after, "a second fix changed the file"
+
+
+def _case(case: int) -> tuple[str, bytes, list[str]]:
+    path = FILES[case % len(FILES)]
+    other = FILES[(case * 7 + 3) % len(FILES)].read_bytes()
+    data, applied = damage(path.read_bytes(), seed=case, other=other)
+    return str(path.relative_to(FIXTURES)), data, applied
+
+
+@pytest.mark.parametrize("case", range(CASES))
+def test_seeded_damage(case: int) -> None:
+    name, data, applied = _case(case)
+    try:
+        check(name, data)
+    except Exception as exc:
+        raise AssertionError(f"{name} seed {case} {applied}: {exc!r}") from exc
+
+
+@settings(settings.get_profile(PROFILE))
+@given(
+    st.sampled_from(FILES),
+    st.lists(st.tuples(st.sampled_from(MUTATIONS), st.integers(0, 2**32)), min_size=1, max_size=3),
+    st.sampled_from(FILES),
+)
+def test_hypothesis_damage(path, mutations, other) -> None:  # type: ignore[no-untyped-def]
+    data = path.read_bytes()
+    for mutation, seed in mutations:
+        data = mutation(data, random.Random(seed), other.read_bytes())
+    check(path.name, data)
+
+
+def test_every_fixture_as_is() -> None:
+    for path in FILES:
+        check(path.name, path.read_bytes())
