@@ -10,83 +10,134 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 
 import orjson
 
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+')
+_BRACKET = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# Containers this deep are only skipped over when a text is indexed, and indexed when a
+# pointer first goes into them: a finding needs the elements of the message list, not
+# every value of a 100 MB document.
+EAGER_DEPTH = 2
+ARRAY, OBJECT, SCALAR = 0, 1, 2
 
 
-@dataclass(slots=True, eq=False)
 class Span:
-    """Where one value sits: ``start``/``end`` byte offsets; ``key_start`` for members."""
+    """Where one value sits: ``start``/``end`` byte offsets; ``key_start`` for members.
 
-    start: int
-    end: int = -1
-    items: list[Span] | None = None  # arrays
-    members: dict[str, Span] | None = None  # objects, in document order
-    key_start: int = -1
+    ``items`` (arrays) and ``members`` (objects, in document order) are None for the
+    other kinds; a deep container fills them on first access.
+    """
+
+    __slots__ = ("_data", "_items", "_members", "end", "key_start", "kind", "start")
+
+    def __init__(self, start: int, kind: int = SCALAR, end: int = -1, data: bytes | None = None) -> None:
+        self.start = start
+        self.end = end
+        self.kind = kind
+        self.key_start = -1
+        self._data = data  # set while the container's children are not indexed yet
+        self._items: list[Span] | None = [] if kind == ARRAY and data is None else None
+        self._members: dict[str, Span] | None = {} if kind == OBJECT and data is None else None
+
+    @property
+    def items(self) -> list[Span] | None:
+        if self._data is not None:
+            self._expand()
+        return self._items
+
+    @property
+    def members(self) -> dict[str, Span] | None:
+        if self._data is not None:
+            self._expand()
+        return self._members
+
+    def _expand(self) -> None:
+        assert self._data is not None
+        full = index(self._data, self.start, self.end)
+        self._items, self._members, self._data = full._items, full._members, None
 
     def child(self, token: str) -> Span:
-        if self.items is not None:
+        if self.kind == ARRAY:
+            assert self.items is not None
             return self.items[int(token)]
-        if self.members is not None:
+        if self.kind == OBJECT:
+            assert self.members is not None
             return self.members[token]
         raise KeyError(token)
 
 
-@dataclass(slots=True)
-class _Frame:
-    span: Span
-    expect_key: bool = False
-    key: str = ""
-    key_start: int = -1
-
-
 def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
-    """Index every value of the JSON text ``data[start:end]``."""
-    stack: list[_Frame] = []
+    """Index the JSON text ``data[start:end]`` (containers below ``EAGER_DEPTH`` lazily)."""
+    stop = len(data) if end is None else end
+    stack: list[Span] = []
+    expect_key: list[bool] = []
+    keys: list[tuple[str, int]] = []
     root: Span | None = None
-    for match in _TOKEN.finditer(data, start, len(data) if end is None else end):
+    search = _TOKEN.search
+    pos = start
+    while True:
+        match = search(data, pos, stop)
+        if match is None:
+            break
+        pos = match.end()
         token = match.group()
         head = token[0]
         if head == 0x2C:  # ,
-            frame = stack[-1]
-            frame.expect_key = frame.span.members is not None
+            expect_key[-1] = stack[-1].kind == OBJECT
             continue
         if head == 0x3A:  # :
             continue
         if head in (0x7D, 0x5D):  # } ]
-            stack.pop().span.end = match.end()
+            stack.pop().end = pos
+            expect_key.pop()
+            keys.pop()
             continue
-        if stack and stack[-1].expect_key:
-            frame = stack[-1]
-            frame.key = _decode_key(token)
-            frame.key_start = match.start()
-            frame.expect_key = False
+        if stack and expect_key[-1]:
+            keys[-1] = (_decode_key(token), match.start())
+            expect_key[-1] = False
             continue
-        span = Span(match.start())
-        if head == 0x7B:  # {
-            span.members = {}
-        elif head == 0x5B:  # [
-            span.items = []
+        if head in (0x7B, 0x5B):  # { [
+            kind = OBJECT if head == 0x7B else ARRAY
+            if len(stack) >= EAGER_DEPTH:
+                pos = _skip(data, match.start(), stop)
+                span = Span(match.start(), kind, pos, data)
+            else:
+                span = Span(match.start(), kind)
         else:
-            span.end = match.end()
+            span = Span(match.start(), SCALAR, pos)
         if stack:
             parent = stack[-1]
-            if parent.span.items is not None:
-                parent.span.items.append(span)
+            if parent.kind == ARRAY:
+                assert parent._items is not None
+                parent._items.append(span)
             else:
-                span.key_start = parent.key_start
-                assert parent.span.members is not None
-                parent.span.members[parent.key] = span
+                key, span.key_start = keys[-1]
+                assert parent._members is not None
+                parent._members[key] = span
         else:
             root = span
         if span.end < 0:
-            stack.append(_Frame(span, expect_key=span.members is not None))
+            stack.append(span)
+            expect_key.append(kind == OBJECT)
+            keys.append(("", -1))
     if root is None:
         raise ValueError("no JSON value")
     return root
+
+
+def _skip(data: bytes, start: int, stop: int) -> int:
+    """The end of the container opening at ``start``: only strings and brackets matter."""
+    depth = 0
+    for match in _BRACKET.finditer(data, start, stop):
+        head = match.group()[0]
+        if head in (0x7B, 0x5B):
+            depth += 1
+        elif head in (0x7D, 0x5D):
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    raise ValueError("unbalanced JSON text")
 
 
 def _decode_key(token: bytes) -> str:

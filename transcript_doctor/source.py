@@ -204,6 +204,8 @@ class Source:
         """The line where the value at ``pointer`` starts (single-document files)."""
         from transcript_doctor import jsonspan
 
+        if b"\n" not in self.data:
+            return 1  # one-line documents (Cline, NeuroLink): no index needed
         if self._lines_index is None:
             self._lines_index = jsonspan.LineIndex(self.data)
         return self._lines_index.line_of(jsonspan.resolve(self.spans(), pointer).start)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 
+_TOOL_PARTS = (PartKind.TOOL_CALL, PartKind.TOOL_RESULT)
+
 
 @dataclass(slots=True, eq=False)
 class Call:
@@ -50,6 +52,8 @@ class Pairing:
 
 def analyse(conversation: Conversation) -> Pairing:
     result = Pairing()
+    if not any(p.kind in _TOOL_PARTS for m in conversation.messages for p in m.parts):
+        return result  # most conversations of a dataset file never call a tool
     messages = [m for m in conversation.messages if m.role is not Role.NOTICE]
     groups = _groups(messages, conversation.dialect.coalesce_roles)
     pending: dict[object, deque[Call]] = {}
