@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from functools import cache
@@ -92,8 +93,25 @@ def fix(path: Path | str, reader: str | None = None, select: tuple[str, ...] = (
     outcome = fixer.fix_bytes(path.name, data, options)
     assert outcome.error is None, outcome.error
     assert fixer.undo(outcome.after, outcome.steps) == data
+    assert_accounted(outcome)
     again = fixer.fix_bytes(path.name, outcome.after, options)
     assert again.after == outcome.after, "a second fix changed the file"
     left = lint_bytes(path.name, outcome.after, reader or outcome.reader, select)
     assert [f.finding.rule.code for f in left.findings if f.fixable] == []
     return outcome
+
+
+SEPARATORS = re.compile(rb"[\s,\[\]{}:]*")
+
+
+def assert_accounted(outcome: Outcome) -> None:
+    """Every byte a fix removed or wrote belongs to a record its report names (or is
+    the JSON punctuation and layout between records)."""
+    olds = sorted({e.old for a in outcome.applied for e in a.edits if e.old}, key=len, reverse=True)
+    news = sorted({e.new for a in outcome.applied for e in a.edits if e.new}, key=len, reverse=True)
+    for step in outcome.steps:
+        for side, records in ((step.old, olds), (step.new, news)):
+            rest = side
+            for record in records:
+                rest = rest.replace(record, b"")
+            assert SEPARATORS.fullmatch(rest), f"bytes outside the reported records changed: {rest[:80]!r}"

@@ -4,9 +4,10 @@ Repairs are applied one rule at a time, in an order where earlier repairs cannot
 later ones (records are repaired and removed before results are paired, content is
 trimmed last).  After each rule the file is read and linted again: a rule's repairs are
 kept only if they cleared their findings and added no error that ``fix`` cannot repair
-in turn; otherwise they are rolled back and reported.  Errors a repair exposes (a new
-final turn ending in whitespace) are repaired in a further round; warnings it exposes
-are only reported, because acting on them would act on a guess the user never saw.
+in turn; otherwise they are rolled back and reported.  What a repair exposes (a new
+final turn ending in whitespace) is repaired in a further round, so that a second run
+has nothing left to do; findings without a repair that appear (TD104 after a Gemini
+placeholder goes) are reported with the repairs that exposed them.
 """
 
 from __future__ import annotations
@@ -78,13 +79,11 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
     pinned = replace(options, reader=transcript.reader.name)
     original = report.findings
     current, findings = data, original
-    for round_ in range(MAX_PASSES):
+    for _ in range(MAX_PASSES):
         progress = False
         for rule in ORDER:
             group = [f for f in findings if f.fixable and f.finding.rule.code == rule]
-            if not group or (round_ and group[0].finding.rule.severity is not Severity.ERROR):
-                # Later rounds only chase errors the first round's repairs left behind;
-                # warnings they leave (TD104, TD403 by new adjacency) are reported, not acted on.
+            if not group:
                 continue
             attempt = _apply_group(path, current, transcript, group)
             if isinstance(attempt, str):

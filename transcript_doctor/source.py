@@ -62,6 +62,23 @@ class ParseError:
     keep_from: int = 0
 
 
+def load_any(raw: bytes) -> Any:
+    """A record's value, also where orjson refuses what a vendor did write (a lone
+    surrogate escape from JSON.stringify, NaN from Python): stdlib json takes those."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
+def fingerprint(value: Any) -> bytes:
+    """Bytes that are equal exactly when two parsed values are (lone surrogates too)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=True).encode()
+
+
 class NotJson(Exception):
     """The bytes are not JSON text at all: not a transcript."""
 

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutate import MUTATIONS, damage
-from support import FIXTURES, _catalog
+from support import FIXTURES, _catalog, assert_accounted
 
 from transcript_doctor import engine, fixer
 from transcript_doctor.checks import Selection
@@ -51,6 +51,7 @@ def check(name: str, data: bytes) -> None:
     if not outcome.changed:
         return
     assert fixer.undo(outcome.after, outcome.steps) == data, "the report does not give back the input"
+    assert_accounted(outcome)
     pinned = engine.Options(options.selection, options.catalog, outcome.reader)
     after = engine.lint_bytes(name, outcome.after, pinned)
     assert after.error is None, after.error

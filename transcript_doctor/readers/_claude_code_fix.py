@@ -29,11 +29,10 @@ import uuid as uuidlib
 import weakref
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.editing import EditError, JsonText, Lines, splice
 from transcript_doctor.jsonspan import join
+from transcript_doctor.source import load_any
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -265,8 +264,8 @@ class Plan:
         if index not in self.records:
             line = self.edit.line(index)
             try:
-                value = orjson.loads(self.edit.data[self._start(index) : line.end])
-            except orjson.JSONDecodeError:
+                value = load_any(self.edit.data[self._start(index) : line.end])
+            except ValueError:
                 raise EditError(f"line {line.number} does not parse") from None
             if not isinstance(value, dict):
                 raise EditError(f"line {line.number} is not an object")
@@ -292,7 +291,9 @@ class Plan:
 
 def derived_uuid(follows: str, call_id: str) -> str:
     """A UUID v4-shaped id that depends only on the line it follows and the call it answers."""
-    digest = hashlib.sha256(f"transcript-doctor\0{follows}\0{call_id}".encode()).digest()
+    digest = hashlib.sha256(
+        f"transcript-doctor\0{follows}\0{call_id}".encode("utf-8", "surrogatepass")
+    ).digest()
     return str(uuidlib.UUID(bytes=digest[:16], version=4))
 
 

@@ -181,7 +181,7 @@ def _remove_stored_result(edit: Edit, message: Message, part: Part, gone: set[Pa
 
 def _new_id(message_id: str, call_id: str) -> str:
     """A UUID v4 from a hash of the calling message and the call: stable across runs."""
-    digest = hashlib.sha256(f"{message_id}\0{call_id}".encode()).digest()
+    digest = hashlib.sha256(f"{message_id}\0{call_id}".encode("utf-8", "surrogatepass")).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
 

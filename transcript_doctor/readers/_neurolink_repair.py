@@ -18,14 +18,13 @@ import hashlib
 import uuid
 from typing import Any
 
-import orjson
-
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.checks.context import shared
 from transcript_doctor.editing import EditError
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import Edit, Transcript
+from transcript_doctor.source import load_any
 
 # ``repairToolPairs``' synthetic result (MISSING_RESULT_CONTENT) and the later generic
 # form quoted in PR #1280.
@@ -36,7 +35,7 @@ COMPACTION_TEXTS = frozenset(
 
 def row(edit: Edit, origin: Origin) -> dict[str, Any]:
     """The original value of the row at ``origin``."""
-    value = orjson.loads(listing.raw(edit, origin))
+    value = load_any(listing.raw(edit, origin))
     return value if isinstance(value, dict) else {}
 
 
@@ -205,7 +204,7 @@ def synthetic_result(edit: Edit, call: Part, neighbour: Origin) -> dict[str, Any
 
 
 def _derived_id(row_id: object, call_id: str | None) -> str:
-    seed = f"{row_id if isinstance(row_id, str) else ''}\n{call_id or ''}".encode()
+    seed = f"{row_id if isinstance(row_id, str) else ''}\n{call_id or ''}".encode("utf-8", "surrogatepass")
     return str(uuid.UUID(bytes=hashlib.sha256(seed).digest()[:16], version=4))
 
 

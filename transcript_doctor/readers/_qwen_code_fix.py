@@ -177,7 +177,7 @@ class _Plan:
     def new_uuid(self, seed: str) -> str:
         """A UUID v4 from a hash of ``seed``: stable across runs, unused in the file."""
         for attempt in itertools.count():
-            digest = hashlib.sha256(f"{seed}\0{attempt}".encode()).digest()
+            digest = hashlib.sha256(f"{seed}\0{attempt}".encode("utf-8", "surrogatepass")).digest()
             value = str(uuidlib.UUID(bytes=digest[:16], version=4))
             if value not in self.known and value not in self.added:
                 return value

@@ -16,8 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import orjson
-
 from transcript_doctor.actions import (
     AddSignature,
     InsertResult,
@@ -31,7 +29,7 @@ from transcript_doctor.actions import (
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
-from transcript_doctor.source import Container, Line, Source
+from transcript_doctor.source import Container, Line, Source, fingerprint
 
 NOTICE_TYPES = frozenset({"info", "error", "warning"})
 MESSAGE_TYPES = frozenset({"user", "gemini"}) | NOTICE_TYPES
@@ -289,12 +287,8 @@ def _convert(record: dict[str, Any], message_id: str, at: Locate, base: str, dup
 
 
 def _identity(content: Any) -> object:
-    """Comparable bytes of a content; records that stdlib had to parse (NaN, lone
-    surrogates, huge integers) cannot be re-encoded by orjson and fall back to repr."""
-    try:
-        return orjson.dumps(content)
-    except TypeError:  # orjson.JSONEncodeError
-        return repr(content)
+    """Comparable bytes of a content (records stdlib had to parse included)."""
+    return fingerprint(content)
 
 
 def _checkpoint_index(base: str) -> int | None:
@@ -556,7 +550,7 @@ class GeminiCliReader(Reader):
             return self.claim("Gemini CLI legacy session object", DEFINITIVE)
         if _prompt_log(value, source.path):
             return self.claim(
-                "Gemini CLI prompt log — not a transcript, skipped", DEFINITIVE, transcript=False
+                "Gemini CLI prompt log logs.json (not a transcript)", DEFINITIVE, transcript=False
             )
         return None
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from transcript_doctor.actions import (
     SYNTHETIC_RESULT_TEXT,
     InsertResult,
@@ -24,7 +22,7 @@ from transcript_doctor.model import Conversation, Message, Origin, Part, PartKin
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, listings, sample
-from transcript_doctor.source import Source
+from transcript_doctor.source import Source, fingerprint
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 OPENAI_ONLY_ROLES = frozenset({"system", "developer", "tool", "function"})
@@ -222,7 +220,7 @@ def _identity(item: dict[str, Any]) -> bytes | None:
     """
     if IDENTITY_KEYS.isdisjoint(item):
         return None
-    return orjson.dumps(item)
+    return fingerprint(item)
 
 
 def _reply_end(transcript: Transcript, call_message: Message) -> Origin:
