@@ -110,8 +110,8 @@ def assert_accounted(outcome: Outcome) -> None:
     olds = sorted({e.old for a in outcome.applied for e in a.edits if e.old}, key=len, reverse=True)
     news = sorted({e.new for a in outcome.applied for e in a.edits if e.new}, key=len, reverse=True)
     for step in outcome.steps:
-        for side, records in ((step.old, olds), (step.new, news)):
+        for side, reported in ((step.old, olds), (step.new, news)):
             rest = side
-            for record in records:
-                rest = rest.replace(record, b"")
+            for chunk in reported:
+                rest = rest.replace(chunk, b"")
             assert SEPARATORS.fullmatch(rest), f"bytes outside the reported records changed: {rest[:80]!r}"

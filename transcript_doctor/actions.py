@@ -85,16 +85,3 @@ class Relink:
     """TD404: point a dangling parent link at the nearest preceding record of its chain."""
 
     link: BrokenLink
-
-
-Action = (
-    RepairRecord
-    | RemoveMessage
-    | StripTrailingWhitespace
-    | InsertResult
-    | RemoveResult
-    | MoveResult
-    | AddSignature
-    | RemoveDuplicate
-    | Relink
-)

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     else:
         from importlib.abc import Traversable
 
-PLACEHOLDER = "placeholder"
 INTERRUPTION = "interruption"
 PARTIAL_SUFFIX = "partial-suffix"
 

@@ -7,9 +7,8 @@ abstract actions into byte edits in the file's own style.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from transcript_doctor.actions import RepairRecord
 from transcript_doctor.editing import EditError, JsonText, Lines, Splice
@@ -96,14 +95,6 @@ class Reader:
 
     def claim(self, reason: str, score: int, transcript: bool = True) -> Detection:
         return Detection(self.name, reason, score, transcript)
-
-
-def records(source: Source) -> Iterator[tuple[int, int, Any]]:
-    """``(line number, record index, value)`` of every JSONL record that parsed."""
-    for line in source.lines:
-        value = source.record(line)
-        if value is not None:
-            yield line.number, line.index, value
 
 
 def repair_line(edit: Lines, action: RepairRecord) -> str:

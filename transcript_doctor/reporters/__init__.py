@@ -15,8 +15,6 @@ from typing import TextIO
 from transcript_doctor.engine import FileReport, Located
 from transcript_doctor.model import Rule, Severity
 
-FORMATS = ("full", "concise", "json", "jsonl", "sarif", "github")
-
 
 @dataclass(frozen=True, slots=True)
 class Run:
