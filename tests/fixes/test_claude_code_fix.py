@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import uuid as uuidlib
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_sessions import assistant, call, entry, jsonl, result, text, user
 from snapshots import Bytes
 from support import FIXTURES, fix, lint_bytes
 
@@ -205,53 +205,6 @@ def test_orphan_result_line_goes_and_duplicate_result_line_goes() -> None:
 
 
 # -- composition and the 2.1.x DAG, on small sessions --------------------------------------
-
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-def entry(kind: str, uuid: str, parent: str | None, second: int, **extra: Any) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "parentUuid": parent,
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/w",
-        "sessionId": "S",
-        "version": "2.1.7",
-        "gitBranch": "main",
-        "type": kind,
-        "uuid": uuid,
-        "timestamp": (START + timedelta(seconds=second)).isoformat(timespec="milliseconds")[:-6] + "Z",
-    }
-    record.update(extra)
-    return record
-
-
-def user(uuid: str, parent: str | None, second: int, content: Any, **extra: Any) -> dict[str, Any]:
-    return entry("user", uuid, parent, second, message={"role": "user", "content": content}, **extra)
-
-
-def assistant(
-    uuid: str, parent: str | None, second: int, msg_id: str, *blocks: dict[str, Any], **extra: Any
-) -> dict[str, Any]:
-    model = extra.pop("model", "claude-x")
-    message = {"id": msg_id, "type": "message", "role": "assistant", "model": model, "content": list(blocks)}
-    return entry("assistant", uuid, parent, second, message=message, **extra)
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"type": "text", "text": value}
-
-
-def call(call_id: str) -> dict[str, Any]:
-    return {"type": "tool_use", "id": call_id, "name": "Read", "input": {}}
-
-
-def result(call_id: str) -> list[dict[str, Any]]:
-    return [{"type": "tool_result", "tool_use_id": call_id, "content": "ok"}]
-
-
-def jsonl(*records: dict[str, Any]) -> str:
-    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
 
 
 def fixed(tmp_path: Path, *records: dict[str, Any]) -> tuple[Outcome, dict[str, dict[str, Any]]]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_sessions import assistant, call, entry, jsonl, result, text, user
 from support import FIXTURES, detected, findings, text_findings
 
 from transcript_doctor.model import Conversation, PartKind, Role
@@ -16,7 +16,6 @@ from transcript_doctor.readers.claude_code import READER, FileRef, LineRef, Mess
 from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "claude-code"
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 REAL = [
     "codemie-4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
     "codemie-agent-50243ee8.jsonl",
@@ -46,55 +45,6 @@ def grouped_lines(conversation: Conversation) -> list[list[int]]:
 
 
 # -- building small sessions ----------------------------------------------------------
-
-
-def entry(kind: str, uuid: str, parent: str | None, second: int, **extra: Any) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "parentUuid": parent,
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/w",
-        "sessionId": "S",
-        "version": "2.1.7",
-        "type": kind,
-        "uuid": uuid,
-        "timestamp": (START + timedelta(seconds=second)).isoformat(timespec="milliseconds")[:-6] + "Z",
-    }
-    record.update(extra)
-    return record
-
-
-def user(uuid: str, parent: str | None, second: int, content: Any, **extra: Any) -> dict[str, Any]:
-    return entry("user", uuid, parent, second, message={"role": "user", "content": content}, **extra)
-
-
-def assistant(
-    uuid: str, parent: str | None, second: int, msg_id: str, *blocks: dict[str, Any], **extra: Any
-) -> dict[str, Any]:
-    message = {
-        "id": msg_id,
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-x",
-        "content": list(blocks),
-    }
-    return entry("assistant", uuid, parent, second, message=message, **extra)
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"type": "text", "text": value}
-
-
-def call(call_id: str, name: str = "Read") -> dict[str, Any]:
-    return {"type": "tool_use", "id": call_id, "name": name, "input": {}}
-
-
-def result(call_id: str, **extra: Any) -> list[dict[str, Any]]:
-    return [{"type": "tool_result", "tool_use_id": call_id, "content": "ok", **extra}]
-
-
-def jsonl(*records: dict[str, Any]) -> str:
-    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
 
 
 def parallel_dag(*, drop_result: str | None = None) -> list[dict[str, Any]]:
