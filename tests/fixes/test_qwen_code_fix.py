@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from qwen_sessions import rec
 from snapshots import Bytes
 from support import FIXTURES, findings, fix
 from syrupy.assertion import SnapshotAssertion
@@ -191,23 +192,6 @@ def test_crlf_and_missing_final_newline_are_kept(tmp_path: Path, path: Path) -> 
 
 
 # -- shapes the corpus does not have -----------------------------------------------------
-
-
-def rec(uid: str, parent: str | None, kind: str, parts: Any = None, **extra: Any) -> dict[str, Any]:
-    """A record in the key order `createBaseRecord()` writes."""
-    value: dict[str, Any] = {
-        "uuid": uid,
-        "parentUuid": parent,
-        "sessionId": "s-1",
-        "timestamp": "2026-11-29T21:45:41.441Z",
-        "type": kind,
-        "cwd": "/w/proj",
-        "version": "0.24.4",
-    }
-    if parts is not None:
-        value["message"] = {"role": "model" if kind == "assistant" else "user", "parts": parts}
-    value.update(extra)
-    return value
 
 
 def call(call_id: str) -> dict[str, Any]:

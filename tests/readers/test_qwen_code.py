@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from qwen_sessions import jsonl, rec
 from support import FIXTURES, detected, findings, text_findings
 
 from transcript_doctor.model import Conversation, PartKind, Role
@@ -28,27 +29,6 @@ REJECTED = DIR / "gen-degraded-rejected-0.24.4__3221d822-9cf7-49c5-b956-9ab2a7fc
 PERSISTED = DIR / "gen-request-timeout-persisted-0.15.6__e008e66c-179a-4d66-a640-2a542fd723be.jsonl"
 CALL = {"functionCall": {"id": "call_1", "name": "read_file", "args": {"file_path": "a.txt"}}}
 RESULT = {"functionResponse": {"id": "call_1", "name": "read_file", "response": {"output": "hi"}}}
-
-
-def rec(uuid: str, parent: str | None, kind: str, parts: Any = None, **extra: Any) -> dict[str, Any]:
-    """A record in the key order `createBaseRecord()` writes."""
-    record: dict[str, Any] = {
-        "uuid": uuid,
-        "parentUuid": parent,
-        "sessionId": "s-1",
-        "timestamp": "2026-11-29T21:45:41.441Z",
-        "type": kind,
-        "cwd": "/w/proj",
-        "version": "0.24.4",
-    }
-    if parts is not None:
-        record["message"] = {"role": "model" if kind == "assistant" else "user", "parts": parts}
-    record.update(extra)
-    return record
-
-
-def jsonl(*records: dict[str, Any]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
 
 
 def chain(*specs: tuple[str, Any]) -> str:
