@@ -59,7 +59,7 @@ class Outcome:
     applied: list[Applied] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     remaining: list[tuple[Located, str]] = field(default_factory=list)  # finding, why unfixed
-    introduced: list[Located] = field(default_factory=list)  # warnings/info a fix left
+    introduced: list[Located] = field(default_factory=list)  # findings the repairs exposed
     rolled_back: list[str] = field(default_factory=list)
     skipped: str | None = None
     error: str | None = None
@@ -79,27 +79,30 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
     pinned = replace(options, reader=transcript.reader.name)
     original = report.findings
     current, findings = data, original
+    failed: set[str] = set()  # rules whose repairs were rolled back: not retried
     for _ in range(MAX_PASSES):
         progress = False
         for rule in ORDER:
             group = [f for f in findings if f.fixable and f.finding.rule.code == rule]
-            if not group:
+            if not group or rule in failed:
                 continue
             attempt = _apply_group(path, current, transcript, group)
             if isinstance(attempt, str):
                 outcome.rolled_back.append(f"{rule}: {attempt}")
+                failed.add(rule)
                 continue
             new, applied, splices = attempt
             new_report, new_transcript = engine.inspect(path, new, pinned)
             why = _verify(findings, new_report.findings, rule, len(group))
             if why is not None or new_transcript is None:
                 outcome.rolled_back.append(f"{rule}: {why or 'the result could not be read again'}")
+                failed.add(rule)
                 continue
             outcome.applied.extend(applied)
             outcome.steps.extend(_steps(current, splices))
             current, findings, transcript = new, new_report.findings, new_transcript
             progress = True
-        if not progress or not any(f.fixable for f in findings):
+        if not progress or not any(f.fixable and f.finding.rule.code not in failed for f in findings):
             break
     if _new_errors(original, findings):
         # Never leave a file with an error it did not have: give it back untouched.
