@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from qwen_sessions import rec
+from qwen_sessions import jsonl, rec
 from snapshots import Bytes
 from support import FIXTURES, findings, fix
 from syrupy.assertion import SnapshotAssertion
@@ -204,7 +204,7 @@ def result(call_id: str) -> dict[str, Any]:
 
 def write(tmp_path: Path, *records: dict[str, Any]) -> Path:
     path = tmp_path / "s.jsonl"
-    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    path.write_text(jsonl(*records))
     return path
 
 

@@ -22,7 +22,6 @@ from transcript_doctor.actions import (
     StripTrailingWhitespace,
 )
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers import _anthropic_messages_fix
 from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, document_list, listings, sample
@@ -156,6 +155,8 @@ class AnthropicMessagesReader(Reader):
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
         """Element edits in the file's own shapes (see ``_anthropic_messages_fix``); TD001 on
         JSONL is the base class's."""
+        from transcript_doctor.readers import _anthropic_messages_fix  # not loaded to lint
+
         verb = _anthropic_messages_fix.apply(transcript, action, edit)
         return verb if verb is not None else super().apply(transcript, action, edit)
 

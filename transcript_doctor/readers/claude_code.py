@@ -26,7 +26,6 @@ from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers._claude_code_chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
-from transcript_doctor.readers._claude_code_fix import plan_for
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Line, Source
 
@@ -180,6 +179,8 @@ class ClaudeCodeReader(Reader):
             return super().apply(transcript, action, edit)
         (conversation,) = transcript.conversations
         assert isinstance(conversation.ref, FileRef)
+        from transcript_doctor.readers._claude_code_fix import plan_for  # not loaded to lint
+
         plan = plan_for(edit, conversation.ref)
         if isinstance(action, RemoveMessage):
             return plan.remove_turn(_lines(action.message, "assistant"))

@@ -24,8 +24,6 @@ from transcript_doctor.actions import (
 )
 from transcript_doctor.editing import Lines
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers import _codex_fix
-from transcript_doctor.readers._codex_fix import Items
 from transcript_doctor.readers._codex_history import At, History
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Source
@@ -174,6 +172,8 @@ class CodexReader(Reader):
         """A call kind with no output shape that can carry the synthetic text (a client
         ``tool_search_call``) is not answered: lint must not promise that fix."""
         if isinstance(action, InsertResult):
+            from transcript_doctor.readers import _codex_fix  # repair code: only when asked
+
             return _codex_fix.answerable(action.call)
         return super().supports(action)
 
@@ -182,6 +182,9 @@ class CodexReader(Reader):
         latest replacement_history, found again through its ``ItemRef``."""
         if not isinstance(edit, Lines) or isinstance(action, RepairRecord):
             return super().apply(transcript, action, edit)
+        from transcript_doctor.readers import _codex_fix  # repair code: not loaded to lint
+        from transcript_doctor.readers._codex_fix import Items
+
         (conversation,) = transcript.conversations
         layout = conversation.ref
         assert isinstance(layout, Layout)

@@ -34,7 +34,6 @@ from transcript_doctor.actions import (
     StripTrailingWhitespace,
 )
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
-from transcript_doctor.readers import _neurolink_repair as repair
 from transcript_doctor.readers import listing as rows
 from transcript_doctor.readers._neurolink_pairing import AdjacencyPairing
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
@@ -240,6 +239,8 @@ class NeurolinkReader(Reader):
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
         """Every repair is a row edit of the message list (rows have no links)."""
+        from transcript_doctor.readers import _neurolink_repair as repair  # not loaded to lint
+
         if isinstance(action, RemoveMessage):
             for origin in repair.turn_rows(action.message):
                 rows.remove(edit, origin)
