@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from transcript_doctor import jsonspan
@@ -94,3 +95,36 @@ def test_spans_resolve_pointers_to_lines() -> None:
     assert data[span.start : span.end] == b'"x"'
     assert jsonspan.line_of(data, jsonspan.resolve(root, "/messages/1").start) == 4
     assert jsonspan.join("messages", 1, "c/d", "~") == "/messages/1/c~1d/~0"
+
+
+def _all_spans(span: jsonspan.Span, pointer: str = "") -> dict[str, tuple[int, int]]:
+    found = {pointer: (span.start, span.end)}
+    if span.items is not None:
+        for index, item in enumerate(span.items):
+            found.update(_all_spans(item, f"{pointer}/{index}"))
+    if span.members is not None:
+        for key, member in span.members.items():
+            found.update(_all_spans(member, jsonspan.join(*jsonspan.split(pointer), key)))
+    return found
+
+
+@pytest.mark.parametrize("depth", [1, 8, 9, 12])
+def test_skipped_containers_end_where_the_walk_ends(depth: int) -> None:
+    """Shallow containers are skipped by one regex match, deeper ones by walking their
+    brackets: both must end exactly where the container does, brackets in strings aside."""
+    inner = b'{"s": "a\\"]}[{ \\\\", "n": [1, 2.5e3, null, true], "e": {}, "u": "\xc3\xa9"}'
+    for _ in range(depth):
+        inner = b'[ ' + inner + b', {"k": "]"} ]'
+    data = b'{"messages": [' + inner + b", " + inner + b"]}"
+    spans = _all_spans(jsonspan.index(data))
+    for pointer, (start, end) in spans.items():
+        value = orjson.loads(data[start:end])
+        assert value == jsonspan_value(data, pointer), pointer
+    assert "/messages/1" + "/0" * depth + "/s" in spans
+
+
+def jsonspan_value(data: bytes, pointer: str) -> object:
+    value = orjson.loads(data)
+    for token in jsonspan.split(pointer):
+        value = value[int(token)] if isinstance(value, list) else value[token]
+    return value

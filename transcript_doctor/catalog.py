@@ -91,6 +91,39 @@ class Catalog:
                     return marker, found
         return None
 
+    @cached_property
+    def _model_text_markers(self) -> tuple[Marker, ...]:
+        """The markers that can flag a text the vendor did not mark as harness-written."""
+        return tuple(
+            m for m in self.markers if not m.harness_only or m.distinctive or m.kind == PARTIAL_SUFFIX
+        )
+
+    @cached_property
+    def _anywhere(self) -> re.Pattern[str] | None:
+        """One search for all of them; None when they cannot share one (a user pattern
+        with groups or inline flags): they are then searched one by one."""
+        markers = self._model_text_markers
+        if any(m.pattern is not None and m.pattern.groups for m in markers):
+            return None
+        alternatives = [
+            f"(?:{m.pattern.pattern})" if m.pattern is not None else re.escape(m.text or "") for m in markers
+        ]
+        try:
+            return re.compile("|".join(alternatives)) if alternatives else None
+        except re.error:
+            return None
+
+    def mentions_marker(self, text: str, stripped: str) -> bool:
+        """Whether a marker occurs in ``text`` (or its trimmed form, where anchored
+        patterns match), for a text not marked as harness-written: its whole match,
+        distinctive markers and partial suffix all would."""
+        anywhere = self._anywhere
+        if anywhere is not None:
+            return anywhere.search(text) is not None or (
+                stripped != text and anywhere.search(stripped) is not None
+            )
+        return any(m.find(text) is not None or m.find(stripped) is not None for m in self._model_text_markers)
+
     def partial_suffix(self, text: str) -> Marker | None:
         """A vendor's partial-turn marker that ends this text (TD101)."""
         tail = text.rstrip()

@@ -11,6 +11,7 @@ from transcript_doctor import checks, readers
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
+from transcript_doctor.checks.plain import Screen
 from transcript_doctor.config import Config
 from transcript_doctor.editing import Splice
 from transcript_doctor.model import Finding, Origin
@@ -26,6 +27,7 @@ class Options:
     redact: bool = False
     config: Config | None = None
     with_edits: bool = False  # attach each fixable finding's splices (SARIF fixes)
+    screen: bool = True  # skip building conversations proven clean (off: tests compare)
 
     def for_path(self, path: str) -> Options:
         """The options for one file: per-file-ignores and reader globs applied."""
@@ -72,7 +74,11 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
     if reader is None:
         return _unclaimed(source, options, skipped), None
     with _no_gc():
-        transcript = Transcript(reader, source, reader.read(source))
+        if options.screen:
+            conversations = reader.read_screened(source, Screen(options.catalog))
+        else:
+            conversations = reader.read(source)
+        transcript = Transcript(reader, source, conversations)
         found = run(transcript, options)
     return FileReport(path, reader.name, found), transcript
 

@@ -10,15 +10,36 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 
 import orjson
 
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+')
 _BRACKET = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-# Containers this deep are only skipped over when a text is indexed, and indexed when a
-# pointer first goes into them: a finding needs the elements of the message list, not
-# every value of a 100 MB document.
-EAGER_DEPTH = 2
+
+
+def _nested(levels: int) -> re.Pattern[bytes]:
+    """A container holding at most ``levels`` levels of containers, matched in C.
+
+    Valid JSON has one parse at every position (the alternatives start with different
+    bytes), so a container nested deeper than this fails fast and is walked instead.
+    """
+    string = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+    if sys.version_info >= (3, 11):
+        other, star = rb'[^\[\]{}"]++', b"*+"
+    else:  # no possessive quantifiers: one byte at a time keeps the parse unique
+        other, star = rb'[^\[\]{}"]', b"*"
+    container = rb"[\[{](?:" + other + b"|" + string + b")" + star + rb"[\]}]"
+    for _ in range(levels):
+        container = rb"[\[{](?:" + other + b"|" + string + b"|" + container + b")" + star + rb"[\]}]"
+    return re.compile(container)
+
+
+_CONTAINER = _nested(8)
+# Containers this deep are only skipped over (one regex match each) when a text is
+# indexed, and indexed when a pointer first goes into them: a finding needs one element
+# of the message list, not every value of a 100 MB document.
+EAGER_DEPTH = 1
 ARRAY, OBJECT, SCALAR = 0, 1, 2
 
 
@@ -128,6 +149,9 @@ def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
 
 def _skip(data: bytes, start: int, stop: int) -> int:
     """The end of the container opening at ``start``: only strings and brackets matter."""
+    match = _CONTAINER.match(data, start, stop)
+    if match is not None:
+        return match.end()
     depth = 0
     for match in _BRACKET.finditer(data, start, stop):
         head = match.group()[0]

@@ -1,6 +1,7 @@
 """Damage real transcripts at random and hold lint and fix to their promises.
 
-lint: never an internal error, whatever the bytes.  fix: undoing the steps of its report
+lint: never an internal error, whatever the bytes, and the same findings with and without
+the plain-conversation screen.  fix: undoing the steps of its report
 gives back the damaged input exactly, the result has no repairable finding left (unless
 a repair was rolled back, and then it says why), and a second fix changes nothing.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -26,6 +28,7 @@ from support import FIXTURES, _catalog, assert_accounted
 
 from transcript_doctor import engine, fixer
 from transcript_doctor.checks import Selection
+from transcript_doctor.reporters import record
 
 CASES = int(os.environ.get("TD_FUZZ_CASES", "1000"))
 FILES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl"))
@@ -46,6 +49,10 @@ def check(name: str, data: bytes) -> None:
     options = _options()
     report = engine.lint_bytes(name, data, options)
     assert report.error is None, report.error
+    unscreened = engine.lint_bytes(name, data, replace(options, screen=False))
+    assert [record(report, f) for f in report.findings] == [
+        record(unscreened, f) for f in unscreened.findings
+    ], "the screen changed a finding"
     outcome = fixer.fix_bytes(name, data, options)
     assert outcome.error is None, outcome.error
     if not outcome.changed:

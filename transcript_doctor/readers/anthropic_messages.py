@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.actions import (
     InsertResult,
@@ -26,6 +26,11 @@ from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, document_list, listings, sample
 from transcript_doctor.source import Container, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.checks.plain import Screen, Turn
+
+from transcript_doctor.checks.plain import ASSISTANT, OTHER
 
 KEYS = ("messages",)
 ROLES = frozenset({"user", "assistant"})
@@ -146,10 +151,13 @@ class AnthropicMessagesReader(Reader):
         return None
 
     def read(self, source: Source) -> list[Conversation]:
+        return self.read_screened(source, None)
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         _, per_line = sample(source, KEYS)
         return [
             _conversation(listing, system, origin, self)
-            for listing, system, origin in _documents(source, per_line)
+            for listing, system, origin in _documents(source, per_line, screen)
         ]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
@@ -161,8 +169,11 @@ class AnthropicMessagesReader(Reader):
         return verb if verb is not None else super().apply(transcript, action, edit)
 
 
-def _documents(source: Source, per_line: bool) -> Iterator[tuple[Listing, Any, Origin]]:
-    """Each conversation's elements with its top-level ``system`` (None if absent) and origin."""
+def _documents(
+    source: Source, per_line: bool, screen: Screen | None
+) -> Iterator[tuple[Listing, Any, Origin]]:
+    """Each conversation's elements with its top-level ``system`` (None if absent) and origin;
+    per-line conversations ``screen`` proves clean are left out."""
     if source.container is Container.JSON:
         value = source.value
         system = value.get("system") if isinstance(value, dict) else None
@@ -180,12 +191,32 @@ def _documents(source: Source, per_line: bool) -> Iterator[tuple[Listing, Any, O
         if found is None:
             continue
         items, base = found
+        if screen is not None:
+            turns = _plain_turns(items)
+            if turns is not None and screen.clean(turns):
+                continue
         elements = [Element(v, line.number, line.index, f"{base}/{i}") for i, v in enumerate(items)]
         yield (
             Listing(elements, label=f"conversation on line {line.number}"),
             record.get("system"),
             Origin(line.number, line.index, "/system"),
         )
+
+
+def _plain_turns(items: list[Any]) -> list[Turn] | None:
+    """The turns of a conversation of plain string messages, or None if it has anything else.
+
+    The top-level ``system`` is left out: no rule reads system text.
+    """
+    turns: list[Turn] = []
+    for item in items:
+        if not isinstance(item, dict) or len(item) != 2 or not isinstance(item.get("content"), str):
+            return None
+        role = item.get("role")
+        if role not in ROLES:
+            return None
+        turns.append((ASSISTANT if role == "assistant" else OTHER, item["content"], ()))
+    return turns
 
 
 def _conversation(listing: Listing, system: Any, origin: Origin, reader: Reader) -> Conversation:

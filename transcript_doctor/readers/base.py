@@ -8,12 +8,15 @@ abstract actions into byte edits in the file's own style.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from transcript_doctor.actions import RepairRecord
 from transcript_doctor.editing import EditError, JsonText, Lines, Splice
 from transcript_doctor.model import Conversation, Dialect, Message, Part
 from transcript_doctor.source import Container, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.checks.plain import Screen
 
 Edit = Lines | JsonText
 
@@ -73,6 +76,14 @@ class Reader:
 
     def read(self, source: Source) -> list[Conversation]:
         raise NotImplementedError
+
+    def read_screened(self, source: Source, screen: Screen) -> list[Conversation]:
+        """The conversations ``screen`` cannot prove clean (lint needs no others).
+
+        Readers of files with many small conversations skip building the rest; the
+        others read everything.
+        """
+        return self.read(source)
 
     # The repair actions (transcript_doctor.actions) this reader can apply.
     fixes: ClassVar[frozenset[type]] = frozenset()

@@ -8,7 +8,7 @@ gives each element its origin, so those readers only convert messages.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,13 +70,20 @@ def _nested(record: dict[str, Any], keys: Sequence[str]) -> list[Any] | None:
     return found[0] if found else None
 
 
-def listings(source: Source, keys: Sequence[str], per_line: bool) -> Iterator[Listing]:
-    """The conversations of a file: one per document, per line, or one of all lines."""
+def listings(
+    source: Source, keys: Sequence[str], per_line: bool, clean: Callable[[list[Any]], bool] | None = None
+) -> Iterator[Listing]:
+    """The conversations of a file: one per document, per line, or one of all lines.
+
+    ``clean`` tells the conversations a screen proves clean (from their message
+    objects): they are left out.
+    """
     if source.container is Container.JSON:
         found = document_list(source.value, keys)
         if found is not None:
             items, base = found
-            yield Listing([Element(v, 0, i, f"{base}/{i}") for i, v in enumerate(items)])
+            if clean is None or not clean(items):
+                yield Listing([Element(v, 0, i, f"{base}/{i}") for i, v in enumerate(items)])
         return
     if per_line:
         for line in source.lines:
@@ -85,17 +92,16 @@ def listings(source: Source, keys: Sequence[str], per_line: bool) -> Iterator[Li
             if found is None:
                 continue
             items, base = found
+            if clean is not None and clean(items):
+                continue
             yield Listing(
                 [Element(v, line.number, line.index, f"{base}/{i}") for i, v in enumerate(items)],
                 label=f"conversation on line {line.number}",
             )
         return
-    elements = []
-    for line in source.lines:
-        record = source.record(line)
-        if record is not None:
-            elements.append(Element(record, line.number, line.index, ""))
-    yield Listing(elements)
+    read = [(line, record) for line in source.lines if (record := source.record(line)) is not None]
+    if clean is None or not clean([record for _, record in read]):
+        yield Listing([Element(record, line.number, line.index, "") for line, record in read])
 
 
 # -- edits on elements (for ``fix``) -----------------------------------------------

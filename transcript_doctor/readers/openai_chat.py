@@ -7,7 +7,7 @@ has (tool roles, ``tool_calls``, ``image_url`` parts…) or nothing only Anthrop
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.actions import (
     SYNTHETIC_RESULT_TEXT,
@@ -24,6 +24,11 @@ from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Edit, Rea
 from transcript_doctor.readers.listing import Element, Listing, listings, sample
 from transcript_doctor.source import Source, fingerprint
 
+if TYPE_CHECKING:
+    from transcript_doctor.checks.plain import Screen, Turn
+
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT
+
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 OPENAI_ONLY_ROLES = frozenset({"system", "developer", "tool", "function"})
 OPENAI_ONLY_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
@@ -33,6 +38,9 @@ ANTHROPIC_ONLY_BLOCKS = frozenset(
 MEDIA_PARTS = frozenset({"image_url", "input_audio", "file"})
 KEYS = ("messages",)
 IDENTITY_KEYS = frozenset({"id", "timestamp", "ts", "created_at", "created"})
+# Messages with only these keys are read as at most one text part plus tool calls or a
+# tool result; `name` (a participant's name) and `weight` (fine-tuning) change nothing.
+PLAIN_KEYS = frozenset({"role", "content", "name", "weight", "tool_calls", "tool_call_id"})
 
 
 def _is_message(item: Any) -> bool:
@@ -92,6 +100,15 @@ class OpenAIChatReader(Reader):
     def read(self, source: Source) -> list[Conversation]:
         _, per_line = sample(source, KEYS)
         return [self._conversation(listing) for listing in listings(source, KEYS, per_line)]
+
+    def read_screened(self, source: Source, screen: Screen) -> list[Conversation]:
+        _, per_line = sample(source, KEYS)
+
+        def clean(items: list[Any]) -> bool:
+            turns = _plain_turns(items)
+            return turns is not None and screen.clean(turns)
+
+        return [self._conversation(listing) for listing in listings(source, KEYS, per_line, clean)]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
         """Every message is one element (or line), so repairs are element edits."""
@@ -208,6 +225,42 @@ class OpenAIChatReader(Reader):
             name=name if isinstance(name, str) else None,
             paired_by="adjacency",
         )
+
+
+def _plain_turns(items: list[Any]) -> list[Turn] | None:
+    """The turns of a conversation of text messages and id-paired tool exchanges, read the
+    way ``_conversation`` reads them, or None if it holds anything else."""
+    turns: list[Turn] = []
+    for item in items:
+        if not isinstance(item, dict) or not PLAIN_KEYS.issuperset(item):
+            return None
+        role = item.get("role")
+        content = item.get("content")
+        if role == "tool":
+            call_id = item.get("tool_call_id")
+            if not isinstance(call_id, str):
+                return None
+            turns.append((RESULT, None, (call_id,)))
+            continue
+        if role == "assistant":
+            calls = item.get("tool_calls")
+            ids: tuple[str, ...] = ()
+            if calls is not None:
+                if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
+                    return None
+                ids = tuple(c["id"] for c in calls)
+            if not (content is None and ids) and not isinstance(content, str):
+                return None
+            turns.append((ASSISTANT, content, ids))
+        elif role in ("system", "developer", "user"):
+            turns.append((OTHER, None, ()))  # text, media or parts: no rule reads them
+        else:
+            return None
+    return turns
+
+
+def _has_id(call: Any) -> bool:
+    return isinstance(call, dict) and isinstance(call.get("id"), str)
 
 
 def _identity(item: dict[str, Any]) -> bytes | None:

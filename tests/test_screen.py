@@ -1,0 +1,178 @@
+"""The plain-conversation screen: a speed-up that must never change a finding.
+
+Fine-tuning readers skip building conversations the screen proves clean.  Every test
+here compares lint with the screen against lint without it, and pins what it finds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support import FIXTURES, _catalog
+
+from transcript_doctor import catalog, checks, engine
+from transcript_doctor.checks import Selection
+from transcript_doctor.checks.plain import CONSIDERED
+from transcript_doctor.reporters import record
+
+FILES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl"))
+
+
+def both(name: str, data: bytes, loaded: catalog.Catalog | None = None) -> list[dict[str, object]]:
+    """The findings of one file, asserted equal with and without the screen."""
+    loaded = loaded or _catalog()
+    results = []
+    for screen in (True, False):
+        options = engine.Options(Selection.build(("ALL",)), loaded, screen=screen)
+        report = engine.lint_bytes(name, data, options)
+        assert report.error is None, report.error
+        results.append([record(report, f) for f in report.findings])
+    assert results[0] == results[1]
+    return results[0]
+
+
+def test_every_rule_was_considered_by_the_screen() -> None:
+    assert {rule.code for rule in checks.rules()} == CONSIDERED
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixtures_lint_the_same_with_and_without_the_screen(path: Path) -> None:
+    both(str(path), path.read_bytes())
+
+
+# One plain conversation per line, each with the rule it must raise (None: clean).
+REPLIES: list[tuple[list[tuple[str, str]], str | None]] = [
+    ([("user", "Hi"), ("assistant", "Hello!")], None),
+    ([("user", "Hi"), ("assistant", "Hello! \n")], "TD102"),
+    ([("user", "Hi"), ("assistant", "Hello! "), ("user", "Bye ")], None),  # not the final turn
+    ([("user", "Hi"), ("assistant", "  "), ("user", "?")], "TD103"),
+    ([("user", "Hi"), ("assistant", "")], "TD103"),
+    ([("user", "Hi"), ("assistant", " (request timeout) "), ("user", "again")], "TD201"),
+    (
+        [("user", "Hi"), ("assistant", "[The previous response was interrupted before it completed.]")],
+        "TD202",
+    ),
+    (
+        [("user", "Hi"), ("assistant", "Sure. [The previous response was interrupted before it completed.]")],
+        "TD203",
+    ),
+    ([("user", "Hi"), ("assistant", "Let me look\n\n[Response interrupted by API Error]")], "TD101"),
+    # Mentions are not placeholders: the full check runs and finds nothing.
+    ([("user", "What did it say?"), ("assistant", "It said (request timeout), then recovered.")], None),
+    ([("user", "Hi"), ("assistant", "No response requested.")], "TD201"),
+    ([("user", "Hi"), ("assistant", "any text a harness_only pattern would match")], None),
+]
+
+
+def _lines(layout: str) -> bytes:
+    rows = []
+    for turns, _ in REPLIES:
+        messages = [{"role": role, "content": text} for role, text in turns]
+        row = {"messages": messages} if layout == "openai" else {"system": "Be brief.", "messages": messages}
+        rows.append(json.dumps(row))
+    return ("\n".join(rows) + "\n").encode()
+
+
+@pytest.mark.parametrize(
+    ("layout", "reader"), [("openai", "openai-chat"), ("anthropic", "anthropic-messages")]
+)
+def test_plain_fine_tuning_lines_find_exactly_their_rule(layout: str, reader: str) -> None:
+    found = both(f"train-{layout}.jsonl", _lines(layout))
+    assert {f["reader"] for f in found} == {reader}
+    expected = [(rule, line) for line, (_, rule) in enumerate(REPLIES, 1) if rule]
+    assert [(f["rule"], f["line"]) for f in found] == expected
+
+
+def _call(*ids: str, content: str | None = None) -> dict[str, object]:
+    calls = [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids]
+    return {"role": "assistant", "content": content, "tool_calls": calls}
+
+
+def _result(call_id: str) -> dict[str, object]:
+    return {"role": "tool", "tool_call_id": call_id, "content": "ok"}
+
+
+ASK = {"role": "user", "content": "Do it"}
+DONE = {"role": "assistant", "content": "Done."}
+# Tool exchanges of Chat Completions lines, each with the rules it must raise.
+EXCHANGES: list[tuple[list[dict[str, object]], tuple[str, ...]]] = [
+    ([ASK, _call("a", "b"), _result("b"), _result("a"), DONE], ()),  # parallel, any order
+    ([ASK, _call("a", content=""), _result("a"), DONE], ()),
+    ([ASK, _call("a"), ASK, DONE], ("TD301",)),
+    ([ASK, _result("a"), DONE], ("TD302",)),
+    ([ASK, _call("a"), _result("a"), _result("a"), DONE], ("TD303",)),
+    ([ASK, _call("a"), ASK, _result("a"), DONE], ("TD304",)),
+    ([ASK, _call("a", "a"), _result("a"), DONE], ("TD301", "TD305")),
+    ([ASK, _call("a"), _result("a"), _call("a"), _result("a"), DONE], ("TD305",)),
+    ([ASK, _call("a")], ("TD306",)),
+    ([ASK, {"role": "assistant", "content": None, "tool_calls": []}, ASK], ("TD103",)),
+    (
+        [
+            ASK,
+            _call("a", content="[The previous response was interrupted before it completed.]"),
+            _result("a"),
+        ],
+        ("TD203",),
+    ),
+    ([ASK, _call("a"), _result("a"), {"role": "assistant", "content": "Done.\n"}], ("TD102",)),
+]
+
+
+def test_tool_exchanges_in_fine_tuning_lines_find_exactly_their_rules() -> None:
+    data = "".join(json.dumps({"messages": messages}) + "\n" for messages, _ in EXCHANGES).encode()
+    found = both("train.jsonl", data)
+    expected = [(rule, line) for line, (_, rules) in enumerate(EXCHANGES, 1) for rule in rules]
+    assert [(f["rule"], f["line"]) for f in found] == expected
+
+
+def test_plain_line_with_an_identity_is_still_checked_for_duplicates() -> None:
+    prompt = {"role": "user", "content": "Hi", "id": "m1"}
+    row = {"messages": [prompt, prompt, {"role": "assistant", "content": "Hello"}]}
+    found = both("train.jsonl", (json.dumps(row) + "\n").encode())
+    assert [(f["rule"], f["pointer"]) for f in found] == [("TD403", "/messages/1")]
+
+
+def _user_catalog(tmp_path: Path, patterns: dict[str, str]) -> catalog.Catalog:
+    entries = [
+        {
+            "id": name,
+            "kind": "placeholder",
+            "pattern": pattern,
+            "example": example,
+            "distinctive": False,
+            "vendor": "me",
+            "source": "test",
+        }
+        for name, (pattern, example) in patterns.items()
+    ]
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"markers": entries}))
+    return catalog.load((path,))
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        ("^busy, try later$", "busy, try later"),  # anchored: matches the trimmed text only
+        ("(busy), try later", "busy, try later"),  # a group: cannot join one search
+        ("(?i)BUSY, try later", "busy, try later"),  # inline flags: cannot join one search
+    ],
+)
+def test_user_catalog_patterns_are_screened_like_they_match(tmp_path: Path, pattern: tuple[str, str]) -> None:
+    loaded = _user_catalog(tmp_path, {"busy": pattern})
+    turns = [("user", "Hi"), ("assistant", " busy, try later\n"), ("user", "And now?")]
+    row = {"messages": [{"role": role, "content": text} for role, text in turns]}
+    found = both("train.jsonl", (json.dumps(row) + "\n").encode(), loaded)
+    assert [f["rule"] for f in found] == ["TD201"]
+
+
+def test_mentions_marker_covers_every_marker_a_model_text_can_match() -> None:
+    loaded = _catalog()
+    for marker in loaded.markers:
+        example = marker.text if marker.text is not None else None
+        if example is None or (marker.harness_only and not marker.distinctive):
+            continue
+        assert loaded.mentions_marker(f"x {example} y", f"x {example} y"), marker.id
+    assert not loaded.mentions_marker("an ordinary reply", "an ordinary reply")

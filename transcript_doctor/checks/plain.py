@@ -1,0 +1,83 @@
+"""Proof that a conversation of plain text turns is clean, without building its model.
+
+Fine-tuning files hold thousands of short conversations, one per line, nearly all of
+them nothing but system, user and assistant strings.  Building messages, parts and
+origins for each costs twenty times parsing them, to learn that no rule applies.  A
+reader hands such a conversation's turns to :class:`Screen` first and builds the model
+only for the ones it cannot prove clean, so lint stays near the speed of parsing.
+
+The proof covers every rule, whatever the selection: ``CONSIDERED`` lists them, and a
+test fails when a rule is added without revisiting this module.  Readers give only turns
+whose message holds at most one text and, for tool exchanges, calls and results paired
+by id (nothing else: no media or thinking block, no notice, no identity for TD403, no
+Gemini history).  On those, only these rules can fire:
+
+- TD101: the final assistant text ends with a partial-turn marker;
+- TD102: the final assistant text ends with whitespace;
+- TD103: an assistant turn without a call whose text is missing, empty or whitespace;
+- TD201/TD202/TD203: an assistant text that holds a catalog marker;
+- TD301 to TD306: anything but calls with unique ids, each answered exactly once by the
+  results that directly follow its turn (parallel results in any order).
+
+Every other rule needs a thinking block, a notice, an identity, a parent link or a
+Gemini history.  Texts that merely mention a marker are sent to the full check, which
+decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from transcript_doctor.catalog import Catalog
+
+CONSIDERED = frozenset(
+    {
+        "TD001", "TD002",  # file-level: never a conversation's text
+        "TD101", "TD102", "TD103", "TD104",
+        "TD201", "TD202", "TD203",
+        "TD301", "TD302", "TD303", "TD304", "TD305", "TD306",
+        "TD401", "TD402", "TD403", "TD404",
+    }
+)  # fmt: skip
+
+OTHER, ASSISTANT, RESULT = 0, 1, 2
+# (OTHER: a system or user text; ASSISTANT: a model turn, text or None, call ids;
+#  RESULT: one tool result, None, (its call id,)).
+Turn = tuple[int, str | None, tuple[str, ...]]
+
+
+class Screen:
+    def __init__(self, catalog: Catalog) -> None:
+        self._mentions = catalog.mentions_marker
+
+    def clean(self, turns: Iterable[Turn]) -> bool:
+        """True when no rule can find anything in these turns."""
+        mentions = self._mentions
+        called: set[str] = set()  # every call id so far
+        waiting: set[str] = set()  # calls of the last assistant turn not answered yet
+        kind, text = OTHER, None
+        for kind, text, ids in turns:
+            if kind == RESULT:
+                if ids[0] not in waiting:
+                    return False  # orphan, duplicate or displaced result
+                waiting.discard(ids[0])
+                continue
+            if waiting:
+                return False  # unanswered call, or its results come later
+            if kind != ASSISTANT:
+                continue
+            if ids:
+                if len(set(ids)) != len(ids) or not called.isdisjoint(ids):
+                    return False  # a repeated call id
+                called.update(ids)
+                waiting.update(ids)
+            if text is None:
+                if not ids:
+                    return False  # no content at all
+                continue
+            stripped = text.strip()
+            if (stripped and mentions(text, stripped)) or not (stripped or ids):
+                return False
+        if waiting:
+            return False  # pending calls are an info finding
+        return not (kind == ASSISTANT and text is not None and text[-1].isspace())
