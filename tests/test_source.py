@@ -128,3 +128,10 @@ def jsonspan_value(data: bytes, pointer: str) -> object:
     for token in jsonspan.split(pointer):
         value = value[int(token)] if isinstance(value, list) else value[token]
     return value
+
+
+def test_line_numbers_are_the_same_counted_or_indexed() -> None:
+    """The first lookups count newlines, later ones use an index: both agree."""
+    data = b'{\n  "messages": [\n' + b",\n".join(b'    {"n": %d}' % i for i in range(40)) + b"\n  ]\n}"
+    source = sniff("x.json", data)
+    assert [source.line_at(f"/messages/{i}") for i in range(40)] == list(range(3, 43))

@@ -187,11 +187,15 @@ def split(pointer: str) -> list[str]:
 
 def join(*tokens: str | int) -> str:
     """A JSON Pointer from tokens; escaping only where a key holds ``~`` or ``/``."""
-    if not tokens:
-        return ""
-    if any(isinstance(t, str) and ("~" in t or "/" in t) for t in tokens):
-        return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
-    return "/" + "/".join(map(str, tokens))
+    pointer = ""
+    for token in tokens:  # called for every element read: kept to plain concatenation
+        if isinstance(token, int):
+            pointer += "/" + str(token)
+        elif "~" in token or "/" in token:
+            pointer += "/" + token.replace("~", "~0").replace("/", "~1")
+        else:
+            pointer += "/" + token
+    return pointer
 
 
 def line_of(data: bytes, offset: int) -> int:

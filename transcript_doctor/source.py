@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 BOM = b"\xef\xbb\xbf"
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 HEAD_RECORDS = 20
+FEW_LOOKUPS = 16  # line numbers counted from the start before indexing every newline
 # JSON.parse in the vendors' own readers rejects a BOM: the first record is unreadable there.
 BOM_MESSAGE = "UTF-8 byte order mark before the first record (JSON.parse rejects it)"
 _WHITESPACE = b" \t\r\f\v"
@@ -135,6 +136,7 @@ class Source:
         self._parsed = False
         self._spans: Span | None = None
         self._lines_index: LineIndex | None = None
+        self._lookups = 0
 
     # -- JSONL ---------------------------------------------------------------------
 
@@ -165,14 +167,24 @@ class Source:
         for line in self.lines:
             if len(found) >= count:
                 break
-            start = line.start + (3 if line.index == 0 and self.bom else 0)
-            try:
-                value = orjson.loads(self.data[start : line.end])
-            except orjson.JSONDecodeError:
-                continue  # diagnosed when the reader reads it
-            self._cache[line.index] = value
-            found.append(value)
+            parsed, value = self._parse(line)
+            if parsed:
+                found.append(value)
         return found
+
+    def peek(self, line: Line) -> Any:
+        """A line's value, or None if it does not parse (diagnosed when it is read);
+        cached for :meth:`record`."""
+        return self._parse(line)[1]
+
+    def _parse(self, line: Line) -> tuple[bool, Any]:
+        start = line.start + (3 if line.index == 0 and self.bom else 0)
+        try:
+            value = orjson.loads(self.data[start : line.end])
+        except orjson.JSONDecodeError:
+            return False, None
+        self._cache[line.index] = value
+        return True, value
 
     def _bad_line(self, line: Line) -> Any:
         raw = self.line_bytes(line)
@@ -223,9 +235,13 @@ class Source:
 
         if b"\n" not in self.data:
             return 1  # one-line documents (Cline, NeuroLink): no index needed
+        offset = jsonspan.resolve(self.spans(), pointer).start
         if self._lines_index is None:
+            self._lookups += 1
+            if self._lookups <= FEW_LOOKUPS:  # a few findings: counting beats indexing every line
+                return jsonspan.line_of(self.data, offset)
             self._lines_index = jsonspan.LineIndex(self.data)
-        return self._lines_index.line_of(jsonspan.resolve(self.spans(), pointer).start)
+        return self._lines_index.line_of(offset)
 
     @property
     def value(self) -> Any:

@@ -500,6 +500,29 @@ def test_compacted_without_replacement_history_restarts_from_the_summary() -> No
     assert conversation.messages[0].parts[0].origin.pointer == "/payload/message"
 
 
+def test_only_the_last_compaction_is_rebuilt_but_every_line_is_still_checked() -> None:
+    """Lines before the last ``compacted`` line are not built (its replacement is the
+    history), yet a torn record among them is still TD001."""
+
+    def compacted(*history: dict[str, Any]) -> str:
+        return line("compacted", {"message": "", "replacement_history": list(history)})
+
+    prompt = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+    hanging = {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "c9"}
+    text = rollout(
+        user("go"),
+        call("c1"),  # unanswered, but replaced by both compactions
+        compacted(prompt, hanging),  # line 4: its hanging call is replaced by the next one
+        '{"timestamp":"2026-02-23T12:00:00Z","type":"respo',  # torn mid-file: still TD001
+        user("more"),
+        compacted(prompt),  # line 7: the history from here on
+        call("c2"),
+        user("next"),
+    )
+    assert lint(text) == [("TD001", 5, None), ("TD301", 8, None)]
+    assert [m.role for m in read_text(text).messages] == [Role.USER, Role.ASSISTANT, Role.USER]
+
+
 def test_rollback_drops_the_newest_user_turns() -> None:
     rolled_back = line("event_msg", {"type": "thread_rolled_back", "num_turns": 1})
     assert lint(rollout(user("go"), say("ok"), user("oops"), call("c1"), rolled_back, user("instead"))) == []

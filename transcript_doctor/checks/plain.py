@@ -20,8 +20,8 @@ Gemini history).  On those, only these rules can fire:
   results that directly follow its turn (parallel results in any order).
 
 Every other rule needs a thinking block, a notice, an identity, a parent link or a
-Gemini history.  Texts that merely mention a marker are sent to the full check, which
-decides.
+Gemini history.  A reply that merely mentions a marker is checked the way the rules
+check it, so one mention does not send a whole conversation to the full check.
 """
 
 from __future__ import annotations
@@ -48,11 +48,24 @@ Turn = tuple[int, str | None, tuple[str, ...]]
 
 class Screen:
     def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
         self._mentions = catalog.mentions_marker
+
+    def _flagged(self, text: str, stripped: str, calls: bool) -> bool:
+        """What TD101/TD201/TD202/TD203 would flag in an assistant text, asked the way
+        they ask it, after one search that rules out nearly every text."""
+        if not self._mentions(text, stripped):
+            return False
+        catalog = self._catalog
+        if catalog.distinctive_in(text) is not None:
+            return True
+        if calls:
+            return False  # a turn that calls a tool is model output whatever its text says
+        return catalog.whole_match(stripped, False) is not None or catalog.partial_suffix(text) is not None
 
     def clean(self, turns: Iterable[Turn]) -> bool:
         """True when no rule can find anything in these turns."""
-        mentions = self._mentions
+        flagged = self._flagged
         called: set[str] = set()  # every call id so far
         waiting: set[str] = set()  # calls of the last assistant turn not answered yet
         kind, text = OTHER, None
@@ -76,7 +89,7 @@ class Screen:
                     return False  # no content at all
                 continue
             stripped = text.strip()
-            if (stripped and mentions(text, stripped)) or not (stripped or ids):
+            if (stripped and flagged(text, stripped, bool(ids))) or not (stripped or ids):
                 return False
         if waiting:
             return False  # pending calls are an info finding

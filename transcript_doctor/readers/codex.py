@@ -149,7 +149,11 @@ class CodexReader(Reader):
         history = History(source)
         kind = _layout(source.head())
         compacted: int | None = None
-        for line in source.lines:
+        lines = source.lines
+        start = 0 if kind == LEGACY else _last_compaction(source)
+        for line in lines[:start]:
+            source.record(line)  # only for TD001: the compaction replaces what they held
+        for line in lines[start:]:
             record = source.record(line)
             if not isinstance(record, dict):
                 continue
@@ -210,6 +214,19 @@ class CodexReader(Reader):
             items.move_after(anchor, _codex_fix.part_ref(action.part))
             return "move"
         return super().apply(transcript, action, edit)
+
+
+def _last_compaction(source: Source) -> int:
+    """The index of the last ``compacted`` line (0 without one): Codex rebuilds the history
+    from its replacement, so nothing before it needs building (a long session compacts
+    hundreds of times, each replacement holding the history so far)."""
+    for line in reversed(source.lines):
+        if b'"compacted"' in source.line_bytes(line):
+            record = source.peek(line)
+            if isinstance(record, dict) and record.get("type") == "compacted":
+                if isinstance(record.get("payload"), dict):
+                    return line.index
+    return 0
 
 
 def _event(history: History, payload: dict[str, Any]) -> None:
