@@ -114,7 +114,7 @@ def test_skipped_containers_end_where_the_walk_ends(depth: int) -> None:
     brackets: both must end exactly where the container does, brackets in strings aside."""
     inner = b'{"s": "a\\"]}[{ \\\\", "n": [1, 2.5e3, null, true], "e": {}, "u": "\xc3\xa9"}'
     for _ in range(depth):
-        inner = b'[ ' + inner + b', {"k": "]"} ]'
+        inner = b"[ " + inner + b', {"k": "]"} ]'
     data = b'{"messages": [' + inner + b", " + inner + b"]}"
     spans = _all_spans(jsonspan.index(data))
     for pointer, (start, end) in spans.items():

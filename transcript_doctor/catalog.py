@@ -73,24 +73,6 @@ class Catalog:
     def _patterns(self) -> tuple[Marker, ...]:
         return tuple(m for m in self.markers if m.pattern is not None)
 
-    def whole_match(self, stripped: str, harness_written: bool) -> Marker | None:
-        """The marker that is this whole (trimmed) text, if any (first in catalog order)."""
-        found = [m for m in self._exact.get(stripped, ()) if harness_written or not m.harness_only]
-        for marker in self._patterns:
-            if (harness_written or not marker.harness_only) and marker.matches(stripped):
-                found.append(marker)
-                break
-        return min(found, key=self.markers.index) if found else None
-
-    def distinctive_in(self, text: str) -> tuple[Marker, str] | None:
-        """A distinctive marker inside a text, with the words that matched (TD203)."""
-        for marker in self.markers:
-            if marker.distinctive and marker.kind != PARTIAL_SUFFIX:
-                found = marker.find(text)
-                if found is not None:
-                    return marker, found
-        return None
-
     @cached_property
     def _model_text_markers(self) -> tuple[Marker, ...]:
         """The markers that can flag a text the vendor did not mark as harness-written."""
@@ -101,7 +83,7 @@ class Catalog:
     @cached_property
     def _anywhere(self) -> re.Pattern[str] | None:
         """One search for all of them; None when they cannot share one (a user pattern
-        with groups or inline flags): they are then searched one by one."""
+        with groups or inline flags): each is then searched on its own."""
         markers = self._model_text_markers
         if any(m.pattern is not None and m.pattern.groups for m in markers):
             return None
@@ -113,19 +95,44 @@ class Catalog:
         except re.error:
             return None
 
-    def mentions_marker(self, text: str, stripped: str) -> bool:
-        """Whether a marker occurs in ``text`` (or its trimmed form, where anchored
-        patterns match), for a text not marked as harness-written: its whole match,
-        distinctive markers and partial suffix all would."""
+    def _may_occur(self, text: str) -> bool:
+        """False when no marker that can flag model text occurs in ``text``: one search
+        instead of one per marker, for the nearly every text that holds none."""
         anywhere = self._anywhere
-        if anywhere is not None:
-            return anywhere.search(text) is not None or (
-                stripped != text and anywhere.search(stripped) is not None
-            )
-        return any(m.find(text) is not None or m.find(stripped) is not None for m in self._model_text_markers)
+        return anywhere is None or anywhere.search(text) is not None
+
+    def whole_match(self, stripped: str, harness_written: bool) -> Marker | None:
+        """The marker that is this whole (trimmed) text, if any (first in catalog order)."""
+        if not harness_written and not self._may_occur(stripped):
+            return None
+        found = [m for m in self._exact.get(stripped, ()) if harness_written or not m.harness_only]
+        for marker in self._patterns:
+            if (harness_written or not marker.harness_only) and marker.matches(stripped):
+                found.append(marker)
+                break
+        return min(found, key=self.markers.index) if found else None
+
+    def distinctive_in(self, text: str) -> tuple[Marker, str] | None:
+        """A distinctive marker inside a text, with the words that matched (TD203)."""
+        if not self._may_occur(text):
+            return None
+        for marker in self.markers:
+            if marker.distinctive and marker.kind != PARTIAL_SUFFIX:
+                found = marker.find(text)
+                if found is not None:
+                    return marker, found
+        return None
+
+    def mentions_marker(self, text: str, stripped: str) -> bool:
+        """Whether a marker may occur in ``text`` (or in its trimmed form, where anchored
+        patterns match): a text that is not harness-written and mentions none can be
+        neither a whole match, nor hold a distinctive marker, nor end with a partial one."""
+        return self._may_occur(text) or (stripped != text and self._may_occur(stripped))
 
     def partial_suffix(self, text: str) -> Marker | None:
         """A vendor's partial-turn marker that ends this text (TD101)."""
+        if not self._may_occur(text):
+            return None
         tail = text.rstrip()
         for marker in self.markers:
             if marker.kind == PARTIAL_SUFFIX and marker.text and tail.endswith(marker.text):

@@ -223,9 +223,12 @@ def _last_compaction(source: Source) -> int:
     for line in reversed(source.lines):
         if b'"compacted"' in source.line_bytes(line):
             record = source.peek(line)
-            if isinstance(record, dict) and record.get("type") == "compacted":
-                if isinstance(record.get("payload"), dict):
-                    return line.index
+            if (
+                isinstance(record, dict)
+                and record.get("type") == "compacted"
+                and isinstance(record.get("payload"), dict)
+            ):
+                return line.index
     return 0
 
 
