@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, _catalog
+from support import FIXTURES, _catalog, lint_bytes
 
 from transcript_doctor import catalog, checks, engine
 from transcript_doctor.checks import Selection
@@ -176,3 +176,88 @@ def test_mentions_marker_covers_every_marker_a_model_text_can_match() -> None:
             continue
         assert loaded.mentions_marker(f"x {example} y", f"x {example} y"), marker.id
     assert not loaded.mentions_marker("an ordinary reply", "an ordinary reply")
+
+
+def _content(role: str, *parts: dict[str, object]) -> dict[str, object]:
+    return {"role": role, "parts": list(parts)}
+
+
+def _fc(name: str, call_id: str | None = None, signature: str | None = "c2ln") -> dict[str, object]:
+    call: dict[str, object] = {"name": name, "args": {}}
+    if call_id is not None:
+        call["id"] = call_id
+    part: dict[str, object] = {"functionCall": call}
+    if signature is not None:
+        part["thoughtSignature"] = signature
+    return part
+
+
+def _fr(name: str, call_id: str | None = None) -> dict[str, object]:
+    response: dict[str, object] = {"name": name, "response": {"output": "ok"}}
+    if call_id is not None:
+        response["id"] = call_id
+    return {"functionResponse": response}
+
+
+PROMPT = _content("user", {"text": "Read it"})
+ANSWER = _content("model", {"text": "It says hello."})
+# Gemini Content[] histories, each with the rules it must raise.
+HISTORIES: list[tuple[list[dict[str, object]], tuple[str, ...]]] = [
+    ([PROMPT, _content("model", _fc("read", "r1")), _content("user", _fr("read", "r1")), ANSWER], ()),
+    ([PROMPT, _content("model", _fc("read")), _content("user", _fr("read")), ANSWER], ()),
+    # Two id-less calls of one name pair by position: the screen leaves them to the full read.
+    (
+        [
+            PROMPT,
+            _content("model", _fc("read"), _fc("read")),
+            _content("user", _fr("read"), _fr("read")),
+            ANSWER,
+        ],
+        (),
+    ),
+    ([PROMPT, _content("model", _fc("a"), _fc("b")), _content("user", _fr("b"), _fr("a")), ANSWER], ()),
+    (
+        [PROMPT, _content("model", _fc("read", "r1", None)), _content("user", _fr("read", "r1")), ANSWER],
+        ("TD401",),
+    ),
+    (
+        [
+            PROMPT,
+            _content("model", _fc("a", "1", None), _fc("b", "2")),
+            _content("user", _fr("a", "1"), _fr("b", "2")),
+        ],
+        ("TD401",),
+    ),
+    (
+        [PROMPT, _content("model", _fc("read", "r1")), _content("user", _fr("read", "r1")), PROMPT, ANSWER],
+        ("TD104",),
+    ),
+    (
+        [PROMPT, _content("model", _fc("read", "r1")), _content("user", _fr("read", "r2")), ANSWER],
+        ("TD301", "TD302"),
+    ),
+    # An id'd call and an id-less response never pair, whatever the id says.
+    (
+        [PROMPT, _content("model", _fc("read", "read")), _content("user", _fr("read")), ANSWER],
+        ("TD301", "TD302"),
+    ),
+    ([PROMPT, _content("model", _fc("read", "r1"))], ("TD306",)),
+    ([PROMPT, _content("model", {"text": "It says hello. "})], ("TD102",)),
+    ([PROMPT, _content("model", {"text": "It says "}, {"text": ""})], ()),
+    ([PROMPT, _content("model", {"text": " "}), PROMPT, ANSWER], ("TD103",)),
+    (
+        [PROMPT, _content("model", {"text": "[The previous response was interrupted before it completed.]"})],
+        ("TD202",),
+    ),
+    ([PROMPT, _content("model", {"text": "Done."}), _content("model", {"text": "More."})], ()),
+    ([PROMPT, _content("model", {"text": "thinking", "thought": True}, {"text": "Done."})], ()),
+]
+
+
+@pytest.mark.parametrize(("history", "rules"), HISTORIES)
+def test_gemini_histories_find_exactly_their_rules(
+    history: list[dict[str, object]], rules: tuple[str, ...]
+) -> None:
+    data = json.dumps(history, indent=2).encode()
+    assert lint_bytes("checkpoint.json", data).reader == "gemini-checkpoint"
+    assert tuple(f["rule"] for f in both("checkpoint.json", data)) == rules

@@ -1,32 +1,34 @@
-"""Proof that a conversation of plain text turns is clean, without building its model.
+"""Proof that a conversation of plain turns is clean, without building its model.
 
-Fine-tuning files hold thousands of short conversations, one per line, nearly all of
-them nothing but system, user and assistant strings.  Building messages, parts and
-origins for each costs twenty times parsing them, to learn that no rule applies.  A
-reader hands such a conversation's turns to :class:`Screen` first and builds the model
-only for the ones it cannot prove clean, so lint stays near the speed of parsing.
+Fine-tuning files hold thousands of short conversations, one per line, and most stored
+histories are clean.  Building messages, parts and origins costs many times parsing
+them, to learn that no rule applies.  A reader hands a conversation's turns to
+:class:`Screen` first and builds the model only when it cannot prove them clean, so lint
+stays near the speed of parsing.
 
 The proof covers every rule, whatever the selection: ``CONSIDERED`` lists them, and a
-test fails when a rule is added without revisiting this module.  Readers give only turns
-whose message holds at most one text and, for tool exchanges, calls and results paired
-by id (nothing else: no media or thinking block, no notice, no identity for TD403, no
-Gemini history).  On those, only these rules can fire:
+test fails when a rule is added without revisiting this module.  Readers give turns only
+for conversations whose messages hold text (an assistant's texts joined as the rules
+join them), tool calls and tool results, and nothing the rules below do not cover: no
+thinking block, no notice, no identity for TD403, no parent link, and for Gemini
+histories strict user/model alternation and a signature on each turn's first call
+(TD104, TD401).  On such turns only these rules can fire, and the screen asks what
+each asks:
 
 - TD101: the final assistant text ends with a partial-turn marker;
 - TD102: the final assistant text ends with whitespace;
 - TD103: an assistant turn without a call whose text is missing, empty or whitespace;
-- TD201/TD202/TD203: an assistant text that holds a catalog marker;
+- TD201/TD202/TD203: an assistant text that is or holds a catalog marker;
 - TD301 to TD306: anything but calls with unique ids, each answered exactly once by the
   results that directly follow its turn (parallel results in any order).
 
-Every other rule needs a thinking block, a notice, an identity, a parent link or a
-Gemini history.  A reply that merely mentions a marker is checked the way the rules
-check it, so one mention does not send a whole conversation to the full check.
+A reply that merely mentions a marker is checked the way the rules check it, so one
+mention does not send a whole conversation to the full check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 from transcript_doctor.catalog import Catalog
 
@@ -41,9 +43,10 @@ CONSIDERED = frozenset(
 )  # fmt: skip
 
 OTHER, ASSISTANT, RESULT = 0, 1, 2
-# (OTHER: a system or user text; ASSISTANT: a model turn, text or None, call ids;
-#  RESULT: one tool result, None, (its call id,)).
-Turn = tuple[int, str | None, tuple[str, ...]]
+# (OTHER: a system or user message; ASSISTANT: a model turn, its text or None, its call
+#  ids; RESULT: one tool result, None, (its call id,)).  Ids are strings, or any other
+#  hashable a reader makes up for id-less calls (never equal to a string id).
+Turn = tuple[int, str | None, tuple[Hashable, ...]]
 
 
 class Screen:
@@ -66,8 +69,8 @@ class Screen:
     def clean(self, turns: Iterable[Turn]) -> bool:
         """True when no rule can find anything in these turns."""
         flagged = self._flagged
-        called: set[str] = set()  # every call id so far
-        waiting: set[str] = set()  # calls of the last assistant turn not answered yet
+        called: set[Hashable] = set()  # every call id so far
+        waiting: set[Hashable] = set()  # calls of the last assistant turn not answered yet
         kind, text = OTHER, None
         for kind, text, ids in turns:
             if kind == RESULT:

@@ -8,7 +8,8 @@ on a turn's first ``functionCall`` is a real absence (TD401).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.actions import (
     AddSignature,
@@ -18,12 +19,16 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT
 from transcript_doctor.editing import EditError, JsonText
 from transcript_doctor.jsonspan import join
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, SHAPE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.checks.plain import Screen, Turn
 
 ROLES = {"user": Role.USER, "model": Role.ASSISTANT}
 
@@ -110,18 +115,98 @@ class GeminiCheckpointReader(Reader):
         return self.claim("Gemini Content[] history", SHAPE)
 
     def read(self, source: Source) -> list[Conversation]:
+        return self.read_screened(source, None)
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         if source.container is not Container.JSON:
             return []  # forced on JSONL: checkpoints are single documents
         found = _history(source.value)
         if found is None:
             return []
         items, base = found
+        if screen is not None:
+            turns = _plain_turns(items)
+            if turns is not None and screen.clean(turns):
+                return []
         messages: list[Message] = []
         for index, item in enumerate(items):
             if isinstance(item, dict) and item.get("role") in ROLES:
                 messages.append(_message(item, index, base))
         _pair_id_less(messages)
         return [Conversation(messages, self.dialect, ref=base)]
+
+
+TEXT_KEYS = frozenset({"text", "thoughtSignature"})
+CALL_KEYS = frozenset({"functionCall", "thoughtSignature"})
+
+
+def _plain_turns(items: list[Any]) -> list[Turn] | None:
+    """The turns of a history of text and function-call Contents in strict user/model
+    alternation, read the way ``read`` reads them, or None if it holds anything else.
+
+    Alternation means no coalescing and no prompt fused into a tool response (TD104); a
+    model turn's first call must carry its signature (TD401).  Id-less calls pair with
+    the next Content's responses by name, so they get ids made of their turn and name.
+    """
+    turns: list[Turn] = []
+    previous = None
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or len(item) != 2 or item.get("role") == previous:
+            return None
+        role, parts = item.get("role"), item.get("parts")
+        if role not in ROLES or not isinstance(parts, list) or not parts:
+            return None
+        previous = role
+        found = _model_turn(parts, index) if role == "model" else _user_turns(parts, index - 1)
+        if found is None:
+            return None
+        turns.extend(found)
+    return turns
+
+
+def _model_turn(parts: list[Any], index: int) -> list[Turn] | None:
+    texts: list[str] = []
+    ids: list[Hashable] = []
+    for part in parts:
+        call = part.get("functionCall") if isinstance(part, dict) else None
+        if isinstance(call, dict) and CALL_KEYS.issuperset(part):
+            signature = part.get("thoughtSignature")
+            if not (ids or (isinstance(signature, str) and signature)):
+                return None  # TD401
+            call_id = _call_id(call, index)
+            if call_id is None:
+                return None
+            ids.append(call_id)
+        elif isinstance(part, dict) and TEXT_KEYS.issuperset(part) and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        else:
+            return None
+    text = "".join(texts) if texts else None
+    return [(ASSISTANT, text, tuple(ids))]
+
+
+def _user_turns(parts: list[Any], calling: int) -> list[Turn] | None:
+    """One prompt (text parts only) or the results of the model Content before it."""
+    if all(isinstance(p, dict) and p.keys() == {"text"} and isinstance(p["text"], str) for p in parts):
+        return [(OTHER, None, ())]
+    turns: list[Turn] = []
+    for part in parts:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if not isinstance(response, dict) or len(part) != 1:
+            return None
+        call_id = _call_id(response, calling)
+        if call_id is None:
+            return None
+        turns.append((RESULT, None, (call_id,)))
+    return turns
+
+
+def _call_id(body: dict[str, Any], turn: int) -> Hashable | None:
+    """A call's or response's id; for id-less ones, their calling turn and name."""
+    call_id, name = body.get("id"), body.get("name")
+    if "id" in body:
+        return call_id if isinstance(call_id, str) else None
+    return (turn, name) if isinstance(name, str) else None
 
 
 def _message(item: dict[str, Any], index: int, base: str) -> Message:
