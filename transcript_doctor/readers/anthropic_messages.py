@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from transcript_doctor.actions import (
     InsertResult,
@@ -21,16 +21,12 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, document_list, listings, sample
 from transcript_doctor.source import Container, Source
-
-if TYPE_CHECKING:
-    from transcript_doctor.checks.plain import Screen, Turn
-
-from transcript_doctor.checks.plain import ASSISTANT, OTHER
 
 KEYS = ("messages",)
 ROLES = frozenset({"user", "assistant"})

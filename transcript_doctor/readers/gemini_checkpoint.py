@@ -9,7 +9,7 @@ on a turn's first ``functionCall`` is a real absence (TD401).
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from transcript_doctor.actions import (
     AddSignature,
@@ -19,16 +19,13 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.editing import EditError, JsonText
 from transcript_doctor.jsonspan import join
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, SHAPE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Source
-
-if TYPE_CHECKING:
-    from transcript_doctor.checks.plain import Screen, Turn
 
 ROLES = {"user": Role.USER, "model": Role.ASSISTANT}
 

@@ -7,7 +7,7 @@ has (tool roles, ``tool_calls``, ``image_url`` parts…) or nothing only Anthrop
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from transcript_doctor.actions import (
     SYNTHETIC_RESULT_TEXT,
@@ -18,16 +18,12 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, listings, sample
 from transcript_doctor.source import Source, fingerprint
-
-if TYPE_CHECKING:
-    from transcript_doctor.checks.plain import Screen, Turn
-
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 OPENAI_ONLY_ROLES = frozenset({"system", "developer", "tool", "function"})
