@@ -261,3 +261,97 @@ def test_gemini_histories_find_exactly_their_rules(
     data = json.dumps(history, indent=2).encode()
     assert lint_bytes("checkpoint.json", data).reader == "gemini-checkpoint"
     assert tuple(f["rule"] for f in both("checkpoint.json", data)) == rules
+
+
+def _blocks(role: str, *blocks: dict[str, object]) -> dict[str, object]:
+    return {"role": role, "content": list(blocks)}
+
+
+def _text(text: str) -> dict[str, object]:
+    return {"type": "text", "text": text}
+
+
+def _think(signature: str | None = "RXFB") -> dict[str, object]:
+    block: dict[str, object] = {"type": "thinking", "thinking": "Let me look."}
+    if signature is not None:
+        block["signature"] = signature
+    return block
+
+
+def _use(call_id: str) -> dict[str, object]:
+    return {"type": "tool_use", "id": call_id, "name": "read_file", "input": {"path": "a"}}
+
+
+def _res(call_id: str) -> dict[str, object]:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": "hello"}
+
+
+ASKS = {"role": "user", "content": "Read a"}
+SAYS = _blocks("assistant", _text("It says hello."))
+# Anthropic MessageParam lists (one request body), each with the rules it must raise.
+PARAMS: list[tuple[list[dict[str, object]], tuple[str, ...]]] = [
+    (
+        [
+            ASKS,
+            _blocks("assistant", _think(), _text("Reading."), _use("t1")),
+            _blocks("user", _res("t1")),
+            SAYS,
+        ],
+        (),
+    ),
+    (
+        [
+            ASKS,
+            _blocks("assistant", {"type": "redacted_thinking", "data": "x"}, _use("t1")),
+            _blocks("user", _res("t1")),
+        ],
+        (),
+    ),
+    (
+        [
+            ASKS,
+            _blocks("assistant", _use("t1"), _use("t2")),
+            _blocks("user", _text("both:"), _res("t2"), _res("t1")),
+            SAYS,
+        ],
+        (),
+    ),
+    ([ASKS, _blocks("assistant", _think(None), _use("t1")), _blocks("user", _res("t1")), SAYS], ("TD402",)),
+    ([ASKS, _blocks("assistant", _think(""), _text("Hi."))], ("TD402",)),
+    ([ASKS, _blocks("assistant", _use("t1")), ASKS, _blocks("user", _res("t1")), SAYS], ("TD304",)),
+    (
+        [ASKS, _blocks("assistant", _use("t1")), _blocks("user"), _blocks("user", _res("t1")), SAYS],
+        ("TD304",),
+    ),
+    ([_blocks("user"), SAYS], ()),
+    (
+        [
+            ASKS,
+            _blocks("assistant", _use("t1")),
+            _blocks("user", _text("[read_file for 'a'] Result:\nhello")),
+            SAYS,
+        ],
+        (),
+    ),
+    ([ASKS, _blocks("assistant", _think())], ()),
+    (
+        [
+            ASKS,
+            _blocks("assistant", _text("Sure. [generation was interrupted]"), _use("t1")),
+            _blocks("user", _res("t1")),
+        ],
+        ("TD203",),
+    ),
+    ([ASKS, _blocks("assistant", _use("t1")), _blocks("user", _res("t1"), _res("t1")), SAYS], ("TD303",)),
+]
+
+
+@pytest.mark.parametrize(("params", "rules"), PARAMS)
+def test_anthropic_message_lists_find_exactly_their_rules(
+    params: list[dict[str, object]], rules: tuple[str, ...]
+) -> None:
+    data = json.dumps(
+        {"model": "claude-sonnet-4-5", "system": "Be brief.", "messages": params}, indent=2
+    ).encode()
+    assert lint_bytes("request.json", data).reader == "anthropic-messages"
+    assert tuple(f["rule"] for f in both("request.json", data)) == rules

@@ -21,7 +21,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, Screen, Turn
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
@@ -169,15 +169,16 @@ def _documents(
     source: Source, per_line: bool, screen: Screen | None
 ) -> Iterator[tuple[Listing, Any, Origin]]:
     """Each conversation's elements with its top-level ``system`` (None if absent) and origin;
-    per-line conversations ``screen`` proves clean are left out."""
+    conversations ``screen`` proves clean are left out."""
+    clean = None if screen is None else (lambda items: _screened(items, screen))
     if source.container is Container.JSON:
         value = source.value
         system = value.get("system") if isinstance(value, dict) else None
-        for listing in listings(source, KEYS, per_line):
+        for listing in listings(source, KEYS, per_line, clean):
             yield listing, system, Origin(0, 0, "/system")
         return
     if not per_line:
-        for listing in listings(source, KEYS, per_line):
+        for listing in listings(source, KEYS, per_line, clean):
             yield listing, None, Origin(0, 0)
         return
     # One conversation per line (Bedrock-style fine-tuning JSONL): keep each line's `system`.
@@ -187,10 +188,8 @@ def _documents(
         if found is None:
             continue
         items, base = found
-        if screen is not None:
-            turns = _plain_turns(items)
-            if turns is not None and screen.clean(turns):
-                continue
+        if clean is not None and clean(items):
+            continue
         elements = [Element(v, line.number, line.index, f"{base}/{i}") for i, v in enumerate(items)]
         yield (
             Listing(elements, label=f"conversation on line {line.number}"),
@@ -199,20 +198,79 @@ def _documents(
         )
 
 
+def _screened(items: list[Any], screen: Screen) -> bool:
+    turns = _plain_turns(items)
+    return turns is not None and screen.clean(turns)
+
+
 def _plain_turns(items: list[Any]) -> list[Turn] | None:
-    """The turns of a conversation of plain string messages, or None if it has anything else.
+    """The turns of a conversation of MessageParams holding text, signed thinking and
+    id-paired tool blocks, read the way ``_conversation`` reads them, or None if it holds
+    anything else (Cline/Roo bookkeeping, unsigned thinking, other blocks).
 
     The top-level ``system`` is left out: no rule reads system text.
     """
     turns: list[Turn] = []
     for item in items:
-        if not isinstance(item, dict) or len(item) != 2 or not isinstance(item.get("content"), str):
+        if not isinstance(item, dict) or len(item) != 2:
             return None
-        role = item.get("role")
-        if role not in ROLES:
+        role, content = item.get("role"), item.get("content")
+        if role == "assistant":
+            turn = _assistant_turn(content)
+            if turn is None:
+                return None
+            turns.append(turn)
+        elif role == "user":
+            found = _user_turns(content)
+            if found is None:
+                return None
+            turns.extend(found)
+        else:
             return None
-        turns.append((ASSISTANT if role == "assistant" else OTHER, item["content"], ()))
     return turns
+
+
+def _assistant_turn(content: Any) -> Turn | None:
+    if isinstance(content, str):
+        return ASSISTANT, content, ()
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    ids: list[str] = []
+    for block in content:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "tool_use" and isinstance(block.get("id"), str):
+            ids.append(block["id"])
+        elif not (kind == "redacted_thinking" or (kind == "thinking" and _signed(block))):
+            return None  # TD402, or a block the screen does not know
+    return ASSISTANT, "".join(texts) if texts else None, tuple(ids)
+
+
+def _signed(block: dict[str, Any]) -> bool:
+    signature = block.get("signature")
+    return isinstance(signature, str) and bool(signature)
+
+
+def _user_turns(content: Any) -> list[Turn] | None:
+    """The message's results (they all sit in this one message), then the message itself
+    when it also holds a prompt (or nothing at all)."""
+    if isinstance(content, str):
+        return [(OTHER, None, ())]
+    if not isinstance(content, list):
+        return None
+    turns: list[Turn] = []
+    prompt = not content
+    for block in content:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool_result" and isinstance(block.get("tool_use_id"), str):
+            turns.append((RESULT, None, (block["tool_use_id"],)))
+        elif kind == "text" or kind in MEDIA_BLOCKS:
+            prompt = True
+        else:
+            return None
+    return [*turns, (OTHER, None, ())] if prompt else turns
 
 
 def _conversation(listing: Listing, system: Any, origin: Origin, reader: Reader) -> Conversation:
