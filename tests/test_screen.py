@@ -355,3 +355,66 @@ def test_anthropic_message_lists_find_exactly_their_rules(
     ).encode()
     assert lint_bytes("request.json", data).reader == "anthropic-messages"
     assert tuple(f["rule"] for f in both("request.json", data)) == rules
+
+
+def _ow(role: str, content: object = "", **extra: object) -> dict[str, object]:
+    return {"role": role, "content": content, **extra}
+
+
+def _ow_call(*ids: str, content: str = "", **extra: object) -> dict[str, object]:
+    calls = [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids]
+    return _ow("assistant", content, tool_calls=calls, **extra)
+
+
+def _ow_result(call_id: str) -> dict[str, object]:
+    return _ow("tool", "ok", tool_call_id=call_id)
+
+
+ASK_1, ASK_2 = _ow("user", "Go", ts=1.5), _ow("user", "Go", ts=2.5)
+REPLY = _ow("assistant", "Done.")
+ERROR = {"role": "notice", "kind": "error", "text": "503"}
+SIGNED = {"blocks": [{"type": "thinking", "thinking": "t", "signature": "RXFB"}]}
+# openworker conversations, each with the rules it must raise.
+SESSIONS: list[tuple[list[dict[str, object]], tuple[str, ...]]] = [
+    (
+        [
+            ASK_1,
+            _ow_call("call_0"),
+            _ow_result("call_0"),
+            REPLY,
+            ASK_2,
+            _ow_call("call_0"),
+            _ow_result("call_0"),
+            REPLY,
+        ],
+        (),
+    ),
+    ([ASK_1, _ow_call("a", "a"), _ow_result("a"), REPLY], ("TD301", "TD305")),
+    (
+        [ASK_1, _ow_call("x"), _ow_result("x"), _ow_call("x (line 5)"), _ow_call("x")],
+        ("TD301", "TD305", "TD306"),
+    ),
+    ([ASK_1, ERROR, ASK_2, REPLY], ()),
+    ([ASK_1, ASK_1, REPLY], ("TD403",)),
+    ([_ow("user", "Go"), _ow("user", "Go"), REPLY], ("TD403",)),
+    ([_ow("user", "Go"), _ow("user", "Go!"), REPLY], ()),
+    ([ASK_1, REPLY, ERROR], ("TD101",)),
+    ([ASK_1, REPLY, ERROR, ASK_2, REPLY], ()),
+    ([ASK_1, _ow_call("a"), ERROR, _ow_result("a"), REPLY], ()),
+    (
+        [ASK_1, _ow("assistant", "Hi.", _anthropic={"blocks": [{"type": "thinking", "thinking": "t"}]})],
+        ("TD402",),
+    ),
+    ([ASK_1, _ow("assistant", "", _anthropic=SIGNED), ASK_2, REPLY], ("TD103",)),
+    ([ASK_1, _ow("assistant", [{"type": "text", "text": "Hi. "}], _anthropic=SIGNED)], ("TD102",)),
+]
+
+
+@pytest.mark.parametrize(("session", "rules"), SESSIONS)
+def test_openworker_sessions_find_exactly_their_rules(
+    session: list[dict[str, object]], rules: tuple[str, ...]
+) -> None:
+    data = "".join(json.dumps(line) + "\n" for line in session).encode()
+    name = "conversations/s1.jsonl"
+    assert lint_bytes(name, data).reader == "openworker"
+    assert tuple(f["rule"] for f in both(name, data)) == rules

@@ -10,12 +10,13 @@ The proof covers every rule, whatever the selection: ``CONSIDERED`` lists them, 
 test fails when a rule is added without revisiting this module.  Readers give turns only
 for conversations whose messages hold text (an assistant's texts joined as the rules
 join them), tool calls and tool results, and nothing the rules below do not cover: no
-thinking block, no notice, no identity for TD403, no parent link, and for Gemini
+unsigned thinking block, no identity for TD403, no parent link, and for Gemini
 histories strict user/model alternation and a signature on each turn's first call
 (TD104, TD401).  On such turns only these rules can fire, and the screen asks what
 each asks:
 
-- TD101: the final assistant text ends with a partial-turn marker;
+- TD101: the final assistant text ends with a partial-turn marker, or error/interrupted
+  notices follow the last turn;
 - TD102: the final assistant text ends with whitespace;
 - TD103: an assistant turn without a call whose text is missing, empty or whitespace;
 - TD201/TD202/TD203: an assistant text that is or holds a catalog marker;
@@ -31,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 
 from transcript_doctor.catalog import Catalog
+from transcript_doctor.checks.turns import ABANDONING_NOTICES
 
 CONSIDERED = frozenset(
     {
@@ -42,10 +44,11 @@ CONSIDERED = frozenset(
     }
 )  # fmt: skip
 
-OTHER, ASSISTANT, RESULT = 0, 1, 2
+OTHER, ASSISTANT, RESULT, NOTICE = 0, 1, 2, 3
 # (OTHER: a system or user message; ASSISTANT: a model turn, its text or None, its call
-#  ids; RESULT: one tool result, None, (its call id,)).  Ids are strings, or any other
-#  hashable a reader makes up for id-less calls (never equal to a string id).
+#  ids; RESULT: one tool result, None, (its call id,); NOTICE: a display-only notice, its
+#  kind).  Ids are strings, or any other hashable a reader makes up for id-less calls
+#  (never equal to a string id).  A reader that meets something else yields None.
 Turn = tuple[int, str | None, tuple[Hashable, ...]]
 
 
@@ -66,13 +69,22 @@ class Screen:
             return False  # a turn that calls a tool is model output whatever its text says
         return catalog.whole_match(stripped, False) is not None or catalog.partial_suffix(text) is not None
 
-    def clean(self, turns: Iterable[Turn]) -> bool:
-        """True when no rule can find anything in these turns."""
+    def clean(self, turns: Iterable[Turn | None]) -> bool:
+        """True when no rule can find anything in these turns (False at the first doubt:
+        a reader streaming its turns stops reading there)."""
         flagged = self._flagged
         called: set[Hashable] = set()  # every call id so far
         waiting: set[Hashable] = set()  # calls of the last assistant turn not answered yet
-        kind, text = OTHER, None
-        for kind, text, ids in turns:
+        last, last_text = OTHER, None  # the last replayed turn
+        armed = False  # an error/interrupted notice after it (TD101)
+        for turn in turns:
+            if turn is None:
+                return False
+            kind, text, ids = turn
+            if kind == NOTICE:
+                armed = armed or text in ABANDONING_NOTICES
+                continue
+            last, last_text, armed = kind, text, False
             if kind == RESULT:
                 if ids[0] not in waiting:
                     return False  # orphan, duplicate or displaced result
@@ -94,6 +106,6 @@ class Screen:
             stripped = text.strip()
             if (stripped and flagged(text, stripped, bool(ids))) or not (stripped or ids):
                 return False
-        if waiting:
-            return False  # pending calls are an info finding
-        return not (kind == ASSISTANT and text is not None and text[-1].isspace())
+        if waiting or armed:
+            return False  # pending calls (an info finding), or a turn that may be a partial
+        return not (last == ASSISTANT and last_text is not None and last_text[-1].isspace())

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -39,6 +40,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
+from transcript_doctor.checks.plain import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
@@ -81,6 +83,13 @@ class OpenworkerReader(Reader):
     def read(self, source: Source) -> list[Conversation]:
         return [_Builder(source).build(self.dialect)]
 
+    def read_screened(self, source: Source, screen: Screen) -> list[Conversation]:
+        """Lines are streamed to the screen first; the model is built only if it doubts
+        (then the lines it read are parsed again)."""
+        if screen.clean(_turns(source)):
+            return []
+        return self.read(source)
+
     fixes = frozenset(
         {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, RemoveDuplicate}
     )
@@ -113,6 +122,109 @@ class OpenworkerReader(Reader):
         return super().apply(transcript, action, edit)
 
 
+def _turns(source: Source) -> Iterator[Turn | None]:
+    """The lines as the screen's turns, read the way ``_Builder`` reads them."""
+    previous = None  # the role of the last line that is replayed
+    stamp: object = None  # its `ts`, when it is a prompt
+    ids = _CallIds()
+    for line in source.lines:
+        item = source.record(line)
+        if not isinstance(item, dict):
+            continue
+        role = item.get("role")
+        if role == "notice":
+            kind = item.get("kind")
+            yield NOTICE, kind if isinstance(kind, str) else None, ()
+            continue
+        if role == "tool":
+            call_id = item.get("tool_call_id")
+            yield (RESULT, None, (ids.answered(call_id),)) if isinstance(call_id, str) else None
+        elif role == "assistant":
+            turn = _assistant_turn(item)
+            yield None if turn is None else (ASSISTANT, turn[0], tuple(ids.turn(line, turn[1])))
+        elif role == "system":
+            yield OTHER, None, ()
+        elif role == "user":
+            # TD403 compares neighbouring prompts: different stamps are never copies.
+            ts = item.get("ts")
+            ts = ts if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None
+            yield (
+                None
+                if previous == "user" and (ts is None or stamp is None or ts == stamp)
+                else (OTHER, None, ())
+            )
+            stamp = ts
+        else:
+            yield None  # an unknown role
+        previous = role
+
+
+def _assistant_turn(item: dict[str, Any]) -> tuple[str | None, list[str | None]] | None:
+    """The text and call ids of a turn of text, calls with ids and signed ``_anthropic``
+    thinking, or None if it holds anything else."""
+    sidecar = item.get("_anthropic")
+    blocks = sidecar.get("blocks") if isinstance(sidecar, dict) else None
+    for block in blocks if isinstance(blocks, list) else ():
+        kind = block.get("type") if isinstance(block, dict) else None
+        signature = block.get("signature") if kind == "thinking" else None
+        if kind != "redacted_thinking" and not (isinstance(signature, str) and signature):
+            return None
+    content = item.get("content")
+    if isinstance(content, list):
+        if not all(
+            isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+            for b in content
+        ):
+            return None
+        content = "".join(b["text"] for b in content) if content else None
+    elif content is not None and not isinstance(content, str):
+        return None
+    calls = item.get("tool_calls")
+    if calls is None:
+        return content, []
+    if not isinstance(calls, list) or not all(
+        isinstance(c, dict) and isinstance(c.get("id"), str) for c in calls
+    ):
+        return None
+    return content, [c["id"] for c in calls]
+
+
+def _raw_id(call: Any) -> str | None:
+    raw = call.get("id") if isinstance(call, dict) else None
+    return raw if isinstance(raw, str) else None
+
+
+class _CallIds:
+    """Pairing keys of calls and results.
+
+    Gemini synthesizes ``call_<n>`` per response (gemini_provider.stream), so ids repeat
+    across turns by design; every consumer (Gemini's id->name map, PR #350's repair)
+    answers the latest call with that id.  A repeated id is renamed for its line, and a
+    result is keyed to the latest call that declared its id.
+    """
+
+    def __init__(self) -> None:
+        self.scope: dict[str, str] = {}
+        self.used: set[str] = set()
+
+    def turn(self, line: Line, raws: list[str | None]) -> list[str | None]:
+        """The keys of one turn's calls (one id twice in a turn stays one key: TD305)."""
+        declared: dict[str, str] = {}
+        keys: list[str | None] = []
+        for raw in raws:
+            key = None if raw is None else declared.get(raw)
+            if raw is not None and key is None:
+                key = raw if raw not in self.used else f"{raw} (line {line.number})"
+                declared[raw] = key
+                self.used.add(raw)
+            keys.append(key)
+        self.scope.update(declared)
+        return keys
+
+    def answered(self, raw: str) -> str:
+        return self.scope.get(raw, raw)
+
+
 class _Builder:
     """Turns lines into messages in one pass, keeping only what the rules read."""
 
@@ -120,11 +232,7 @@ class _Builder:
         self.source = source
         self.messages: list[Message] = []
         self.block: Message | None = None  # the run of `tool` lines being read: one API slot
-        # Gemini synthesizes `call_<n>` per response (gemini_provider.stream), so ids repeat
-        # across turns by design; every consumer (Gemini's id→name map, PR #350's repair)
-        # answers the latest call with that id.  Pairing keys follow that scope.
-        self.scope: dict[str, str] = {}
-        self.used: set[str] = set()
+        self.ids = _CallIds()
 
     def build(self, dialect: Dialect) -> Conversation:
         # Unconfirmed: whether to lint messages before the compaction boundary.  It lives in
@@ -162,30 +270,22 @@ class _Builder:
         parts.extend(_content_parts(item.get("content"), line))
         calls = item.get("tool_calls")
         if isinstance(calls, list):
-            declared: dict[str, str] = {}
-            for index, call in enumerate(calls):
-                parts.append(self._call(line, index, call, declared))
-            self.scope.update(declared)
+            raws = [_raw_id(call) for call in calls]
+            for index, (call, raw, call_id) in enumerate(
+                zip(calls, raws, self.ids.turn(line, raws), strict=True)
+            ):
+                function = call.get("function") if isinstance(call, dict) else None
+                name = function.get("name") if isinstance(function, dict) else None
+                parts.append(
+                    Part(
+                        PartKind.TOOL_CALL,
+                        Origin(line.number, line.index, f"/tool_calls/{index}"),
+                        call_id=call_id,
+                        name=name if isinstance(name, str) else None,
+                        ref=raw,
+                    )
+                )
         return Message(Role.ASSISTANT, parts, origin, ref=line.index)
-
-    def _call(self, line: Line, index: int, call: Any, declared: dict[str, str]) -> Part:
-        raw = call.get("id") if isinstance(call, dict) else None
-        function = call.get("function") if isinstance(call, dict) else None
-        name = function.get("name") if isinstance(function, dict) else None
-        call_id: str | None = None
-        if isinstance(raw, str):
-            call_id = declared.get(raw)
-            if call_id is None:
-                call_id = raw if raw not in self.used else f"{raw} (line {line.number})"
-                declared[raw] = call_id
-                self.used.add(raw)
-        return Part(
-            PartKind.TOOL_CALL,
-            Origin(line.number, line.index, f"/tool_calls/{index}"),
-            call_id=call_id,
-            name=name if isinstance(name, str) else None,
-            ref=raw if isinstance(raw, str) else None,
-        )
 
     def _result(self, line: Line, item: dict[str, Any], origin: Origin) -> None:
         raw = item.get("tool_call_id")
@@ -193,7 +293,7 @@ class _Builder:
         part = Part(
             PartKind.TOOL_RESULT,
             origin,
-            call_id=self.scope.get(raw, raw) if isinstance(raw, str) else None,
+            call_id=self.ids.answered(raw) if isinstance(raw, str) else None,
             is_error=isinstance(content, str) and content.startswith(ERROR_RESULT_PREFIX),
             ref=line.index,
         )
