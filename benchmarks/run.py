@@ -7,7 +7,8 @@ record, no model), (b) ``jq empty`` when jq is installed, (c) ``lint`` with one 
 (d) ``lint -j 2``, (e) ``fix --out`` on the damaged files; (f) start-up of
 ``transcript-doctor --version`` and of a lint of one small file against
 ``python -c "import orjson"``; and the peak memory of linting the largest file.
-Times are medians of ``--runs`` runs; ratios compare figures of this same run.
+Times are medians of ``--runs`` runs, the measures taking turns within each run;
+ratios compare figures of this same run.
 """
 
 from __future__ import annotations
@@ -34,12 +35,19 @@ TOOL = [sys.executable, "-m", "transcript_doctor"]
 
 
 def median_time(action: Callable[[], object], runs: int) -> float:
-    times = []
+    return median_times([action], runs)[0]
+
+
+def median_times(actions: list[Callable[[], object]], runs: int) -> list[float]:
+    """Median time of each action, the actions taking turns within each run: a machine
+    whose speed drifts (shared cores) slows all of them alike, so the ratios hold."""
+    times: list[list[float]] = [[] for _ in actions]
     for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for action, spent in zip(actions, times, strict=True):
+            start = time.perf_counter()
+            action()
+            spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) for spent in times]
 
 
 def parse_floor(files: list[Path]) -> None:
@@ -90,11 +98,17 @@ def main() -> None:
     )
 
     lint = [*TOOL, "lint", "-q", "-o", "concise", "--exit-zero", "--no-progress"]
-    floor = median_time(lambda: parse_floor(files), args.runs)
     jq = shutil.which("jq")
-    jq_time = median_time(command([jq, "empty", *map(str, files)]), args.runs) if jq else None
-    one = median_time(command([*lint, "-j", "1", str(corpus)]), args.runs)
-    two = median_time(command([*lint, "-j", "2", str(corpus)]), args.runs)
+    floor, one, two, *rest = median_times(
+        [
+            lambda: parse_floor(files),
+            command([*lint, "-j", "1", str(corpus)]),
+            command([*lint, "-j", "2", str(corpus)]),
+            *([command([jq, "empty", *map(str, files)])] if jq else []),
+        ],
+        args.runs,
+    )
+    jq_time = rest[0] if rest else None
     out = args.work / "fixed"
     shutil.rmtree(out, ignore_errors=True)
     damaged_mb = sum(p.stat().st_size for p in damaged) / 2**20
