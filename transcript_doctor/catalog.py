@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib.resources import files
@@ -123,11 +124,13 @@ class Catalog:
                     return marker, found
         return None
 
-    def mentions_marker(self, text: str, stripped: str) -> bool:
-        """Whether a marker may occur in ``text`` (or in its trimmed form, where anchored
-        patterns match): a text that is not harness-written and mentions none can be
-        neither a whole match, nor hold a distinctive marker, nor end with a partial one."""
-        return self._may_occur(text) or (stripped != text and self._may_occur(stripped))
+    def mention_search(self) -> Callable[[str], object] | None:
+        """A search that finds nothing in a text (nor in its trimmed form, where anchored
+        patterns match) only if the text, not being harness-written, can be neither a
+        whole match, nor hold a distinctive marker, nor end with a partial one; None when
+        the markers cannot share one search."""
+        anywhere = self._anywhere
+        return None if anywhere is None else anywhere.search
 
     def partial_suffix(self, text: str) -> Marker | None:
         """A vendor's partial-turn marker that ends this text (TD101)."""

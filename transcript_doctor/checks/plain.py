@@ -55,12 +55,13 @@ Turn = tuple[int, str | None, tuple[Hashable, ...]]
 class Screen:
     def __init__(self, catalog: Catalog) -> None:
         self._catalog = catalog
-        self._mentions = catalog.mentions_marker
+        self._search = catalog.mention_search() or (lambda text: True)
 
     def _flagged(self, text: str, stripped: str, calls: bool) -> bool:
         """What TD101/TD201/TD202/TD203 would flag in an assistant text, asked the way
         they ask it, after one search that rules out nearly every text."""
-        if not self._mentions(text, stripped):
+        search = self._search
+        if search(text) is None and (stripped is text or search(stripped) is None):
             return False
         catalog = self._catalog
         if catalog.distinctive_in(text) is not None:
