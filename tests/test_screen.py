@@ -419,3 +419,120 @@ def test_openworker_sessions_find_exactly_their_rules(
     name = "conversations/s1.jsonl"
     assert lint_bytes(name, data).reader == "openworker"
     assert tuple(f["rule"] for f in both(name, data)) == rules
+
+
+def _row(role: str, content: str = "", n: int = 0, **extra: object) -> dict[str, object]:
+    return {
+        "id": f"m{n}",
+        "timestamp": f"2026-07-02T08:30:{n:02d}.000Z",
+        "role": role,
+        "content": content,
+        **extra,
+    }
+
+
+def _nl_call(n: int, tool: str, call_id: str | None = None) -> dict[str, object]:
+    extra: dict[str, object] = {"tool": tool, "args": {}}
+    if call_id is not None:
+        extra["toolCallId"] = call_id
+    return _row("tool_call", "", n, **extra)
+
+
+def _nl_result(n: int, tool: str, call_id: str | None = None) -> dict[str, object]:
+    extra: dict[str, object] = {"tool": tool, "result": {"success": True}}
+    if call_id is not None:
+        extra["toolCallId"] = call_id
+    return _row("tool_result", "{}", n, **extra)
+
+
+CAP = "[Tool execution limit reached after 20 steps. The model continued requesting tool calls beyond the limit.]"
+# NeuroLink conversation objects, each with the rules it must raise.
+ROWS: list[tuple[list[dict[str, object]], tuple[str, ...]]] = [
+    (
+        [
+            _row("user", "Go", 1),
+            _nl_call(2, "w", "c1"),
+            _nl_result(3, "w", "c1"),
+            _row("assistant", "Done", 4),
+        ],
+        (),
+    ),
+    (
+        [
+            _row("user", "Go", 1),
+            _nl_call(2, "a"),
+            _nl_call(3, "b"),
+            _nl_result(4, "b"),
+            _nl_result(5, "a"),
+            _row("assistant", "Done", 6),
+        ],
+        (),
+    ),
+    (
+        [
+            _row("user", "Go", 1),
+            _nl_call(2, "a"),
+            _row("assistant", "", 3, tool="a"),
+            _nl_result(4, "a"),
+            _row("assistant", "Done", 5),
+        ],
+        (),
+    ),
+    (
+        [
+            _row("user", "Go", 1),
+            _nl_call(2, "a"),
+            _nl_result(3, "a"),
+            _nl_result(4, "a"),
+            _row("assistant", "Done", 5),
+        ],
+        ("TD303",),
+    ),
+    ([_row("user", "Go", 1), _row("user", "Go", 1), _row("assistant", "Done", 2)], ("TD403",)),
+    ([_row("user", "Go", 1), _row("user", "Go", 2), _row("assistant", "Done", 3)], ()),
+    (
+        [_row("user", "Go", 1), _nl_call(2, "a"), _row("user", "Hello?", 3), _row("assistant", "Done", 4)],
+        ("TD301",),
+    ),
+    ([_row("user", "Go", 1), _row("assistant", CAP, 2)], ("TD201",)),
+    (
+        [
+            _row("user", "Go", 1),
+            _row("assistant", " ", 2),
+            _row("user", "Hm", 3),
+            _row("assistant", "Done", 4),
+        ],
+        ("TD103",),
+    ),
+    (
+        [
+            _row("user", "Go", 1),
+            _nl_call(2, "a", "c1"),
+            _nl_result(3, "b", "c2"),
+            _row("assistant", "Done", 4),
+        ],
+        ("TD301", "TD302"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("rows", "rules"), ROWS)
+def test_neurolink_conversations_find_exactly_their_rules(
+    rows: list[dict[str, object]], rules: tuple[str, ...]
+) -> None:
+    envelope = {"id": "c", "title": "t", "sessionId": "s", "userId": "u", "createdAt": "x", "updatedAt": "y"}
+    data = json.dumps({**envelope, "messages": rows}).encode()
+    assert lint_bytes("conversation.json", data).reader == "neurolink"
+    assert tuple(f["rule"] for f in both("conversation.json", data)) == rules
+
+
+def test_neurolink_rows_before_the_summary_cut_are_not_screened() -> None:
+    rows = [_row("user", "Go", 1), _nl_call(2, "a"), _row("user", "Again", 3), _row("assistant", "Done", 4)]
+    envelope = {"id": "c", "title": "t", "sessionId": "s", "userId": "u", "createdAt": "x", "updatedAt": "y"}
+    document = {
+        **envelope,
+        "summarizedUpToMessageId": "m2",
+        "summarizedMessage": "Earlier: a call.",
+        "messages": rows,
+    }
+    assert both("conversation.json", json.dumps(document).encode()) == []

@@ -24,6 +24,7 @@ real data.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from transcript_doctor.actions import (
@@ -33,6 +34,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 from transcript_doctor.readers import listing as rows
 from transcript_doctor.readers._neurolink_pairing import AdjacencyPairing
@@ -130,6 +132,46 @@ def _call_id(item: dict[str, Any]) -> str | None:
 def _is_error(item: dict[str, Any]) -> bool:
     result = item.get("result")
     return isinstance(result, dict) and (result.get("success") is False or bool(result.get("error")))
+
+
+def _turns(items: list[Any], document: Any) -> Iterator[Turn | None]:
+    """The replayed rows as the screen's turns, grouped and paired the way ``_Builder``
+    groups and pairs them (with the same pairing, so id-less rows get the same keys)."""
+    pairing = AdjacencyPairing()
+    batch: list[str] = []  # the calls of the batch being read: one assistant turn
+    prompt: object = None  # the previous message's TD403 key, if it was a user prompt
+    for index in range(_replay_start(document, items), len(items)):
+        item = items[index]
+        if not isinstance(item, dict):
+            continue
+        role, content = item.get("role"), item.get("content")
+        if role == "tool_call":
+            batch.append(_call_id(item) or pairing.call(index, _name(item)).call_id)
+            continue
+        text = content if isinstance(content, str) else None
+        if role != "tool_result" and (text is None or role not in ("user", "assistant", "system")):
+            continue  # not a row the reader reads: the batch goes on
+        if batch:
+            yield ASSISTANT, None, tuple(batch)
+            batch, prompt = [], None
+        if role == "tool_result":
+            yield RESULT, None, (_call_id(item) or pairing.result(index, _name(item))[0],)
+            prompt = None
+            continue
+        pairing.boundary()
+        if role == "user":
+            key = (text, item.get("id"), item.get("timestamp"))
+            identified = key[1] is not None or key[2] is not None
+            yield None if identified and key == prompt else (OTHER, None, ())
+            prompt = key if identified else None
+        elif role == "system":
+            yield OTHER, None, ()
+            prompt = None
+        elif text is not None and (text.strip() or not _tool_activity(item)):
+            yield ASSISTANT, text, ()  # (an empty row with tool activity is dropped)
+            prompt = None
+    if batch:
+        yield ASSISTANT, None, tuple(batch)
 
 
 class _Builder:
@@ -233,9 +275,16 @@ class NeurolinkReader(Reader):
         return self.claim(*found) if found else None
 
     def read(self, source: Source) -> list[Conversation]:
+        return self.read_screened(source, None)
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         _, per_line = sample(source, KEYS)
         value = source.value if source.container is Container.JSON else None
-        return [self._conversation(listing, value) for listing in listings(source, KEYS, per_line)]
+
+        def clean(items: list[Any]) -> bool:
+            return screen is not None and screen.clean(_turns(items, value))
+
+        return [self._conversation(listing, value) for listing in listings(source, KEYS, per_line, clean)]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
         """Every repair is a row edit of the message list (rows have no links)."""
