@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support import FIXTURES, cli, lint_bytes
 
-from transcript_doctor import fixer, linting
+from transcript_doctor import catalog, engine, fixer, linting, readers
 from transcript_doctor.checks import Selection
 
 CLAUDE = FIXTURES / "claude-code" / "codemie-incremental-simple-turn-1.jsonl"
@@ -264,3 +264,32 @@ def _options():  # type: ignore[no-untyped-def]
     from transcript_doctor import engine
 
     return engine.Options(Selection.build(["ALL"]), _catalog())
+
+
+def _unhashable(value: object, key: str) -> object:
+    """Every value of ``key`` wrapped in an object (unhashable in Python)."""
+    if isinstance(value, dict):
+        return {k: ({"v": v} if k == key else _unhashable(v, key)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unhashable(v, key) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("reader", sorted(r.name for r in readers.all_readers()))
+def test_unhashable_roles_and_types_under_every_forced_reader(reader: str) -> None:
+    """Forced readers (``--reader``, config globs) read files detection would refuse."""
+    for path in sorted(FIXTURES.rglob("*.json*")):
+        data = path.read_bytes()
+        try:
+            if path.suffix == ".json":
+                loaded = [json.loads(data)]
+            else:
+                loaded = [json.loads(line) for line in data.splitlines() if line.strip()]
+        except ValueError:
+            continue  # fixtures that are damaged on purpose
+        for key in ("role", "type", "kind"):
+            mutated = "\n".join(json.dumps(_unhashable(v, key)) for v in loaded).encode() + b"\n"
+            for screen in (True, False):  # the screen would prove some clean before reading
+                options = engine.Options(Selection.build(("ALL",)), catalog.load(), reader, screen=screen)
+                report = engine.lint_bytes(path.name, mutated, options)
+                assert report.error is None, (path.name, key, report.error)

@@ -266,7 +266,7 @@ def _user_turns(content: Any) -> list[Turn] | None:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "tool_result" and isinstance(block.get("tool_use_id"), str):
             turns.append((RESULT, None, (block["tool_use_id"],)))
-        elif kind == "text" or kind in MEDIA_BLOCKS:
+        elif kind in ("text", "image", "document"):  # MEDIA_BLOCKS; `kind` may be unhashable
             prompt = True
         else:
             return None

@@ -92,6 +92,10 @@ def _is_line(record: Any) -> bool:
     )
 
 
+def _str_in(value: Any, names: frozenset[str]) -> bool:
+    return isinstance(value, str) and value in names
+
+
 def _is_legacy(head: list[Any]) -> bool:
     meta, rest = head[0], head[1:]
     if not (isinstance(meta, dict) and meta.keys() <= LEGACY_META_KEYS):
@@ -100,7 +104,10 @@ def _is_legacy(head: list[Any]) -> bool:
         return False
     return bool(rest) and all(
         isinstance(r, dict)
-        and (r.get("record_type") == "state" or (r.get("type") in LEGACY_ITEM_TYPES and "payload" not in r))
+        and (
+            r.get("record_type") == "state"
+            or (_str_in(r.get("type"), LEGACY_ITEM_TYPES) and "payload" not in r)
+        )
         for r in rest
     )
 

@@ -30,8 +30,13 @@ from transcript_doctor.source import Container, Source
 ROLES = {"user": Role.USER, "model": Role.ASSISTANT}
 
 
+def _role(item: Any) -> Role | None:
+    role = item.get("role") if isinstance(item, dict) else None
+    return ROLES.get(role) if isinstance(role, str) else None
+
+
 def _is_content(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("role") in ROLES and isinstance(item.get("parts"), list)
+    return _role(item) is not None and isinstance(item.get("parts"), list)
 
 
 def _history(value: Any) -> tuple[list[Any], str] | None:
@@ -127,7 +132,7 @@ class GeminiCheckpointReader(Reader):
                 return []
         messages: list[Message] = []
         for index, item in enumerate(items):
-            if isinstance(item, dict) and item.get("role") in ROLES:
+            if _role(item) is not None:
                 messages.append(_message(item, index, base))
         _pair_id_less(messages)
         return [Conversation(messages, self.dialect, ref=base)]
@@ -151,7 +156,7 @@ def _plain_turns(items: list[Any]) -> list[Turn] | None:
         if not isinstance(item, dict) or len(item) != 2 or item.get("role") == previous:
             return None
         role, parts = item.get("role"), item.get("parts")
-        if role not in ROLES or not isinstance(parts, list) or not parts:
+        if _role(item) is None or not isinstance(parts, list) or not parts:
             return None
         previous = role
         found = _model_turn(parts, index) if role == "model" else _user_turns(parts, index - 1)

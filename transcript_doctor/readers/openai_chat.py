@@ -305,7 +305,7 @@ def _content_parts(element: Element) -> list[Part]:
                 parts.append(
                     Part(PartKind.TEXT, origin, text=block["text"], ref=element.at("content", index, "text"))
                 )
-            elif kind in MEDIA_PARTS:
+            elif isinstance(kind, str) and kind in MEDIA_PARTS:
                 parts.append(Part(PartKind.MEDIA, origin))
             else:
                 parts.append(Part(PartKind.OTHER, origin))
