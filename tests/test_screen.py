@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from neurolink_rows import conversation
+from neurolink_rows import row as _row
 from support import FIXTURES, _catalog, lint_bytes
 
 from transcript_doctor import catalog, checks, engine
@@ -421,16 +423,6 @@ def test_openworker_sessions_find_exactly_their_rules(
     assert tuple(f["rule"] for f in both(name, data)) == rules
 
 
-def _row(role: str, content: str = "", n: int = 0, **extra: object) -> dict[str, object]:
-    return {
-        "id": f"m{n}",
-        "timestamp": f"2026-07-02T08:30:{n:02d}.000Z",
-        "role": role,
-        "content": content,
-        **extra,
-    }
-
-
 def _nl_call(n: int, tool: str, call_id: str | None = None) -> dict[str, object]:
     extra: dict[str, object] = {"tool": tool, "args": {}}
     if call_id is not None:
@@ -520,19 +512,12 @@ ROWS: list[tuple[list[dict[str, object]], tuple[str, ...]]] = [
 def test_neurolink_conversations_find_exactly_their_rules(
     rows: list[dict[str, object]], rules: tuple[str, ...]
 ) -> None:
-    envelope = {"id": "c", "title": "t", "sessionId": "s", "userId": "u", "createdAt": "x", "updatedAt": "y"}
-    data = json.dumps({**envelope, "messages": rows}).encode()
+    data = conversation(rows).encode()
     assert lint_bytes("conversation.json", data).reader == "neurolink"
     assert tuple(f["rule"] for f in both("conversation.json", data)) == rules
 
 
 def test_neurolink_rows_before_the_summary_cut_are_not_screened() -> None:
     rows = [_row("user", "Go", 1), _nl_call(2, "a"), _row("user", "Again", 3), _row("assistant", "Done", 4)]
-    envelope = {"id": "c", "title": "t", "sessionId": "s", "userId": "u", "createdAt": "x", "updatedAt": "y"}
-    document = {
-        **envelope,
-        "summarizedUpToMessageId": "m2",
-        "summarizedMessage": "Earlier: a call.",
-        "messages": rows,
-    }
-    assert both("conversation.json", json.dumps(document).encode()) == []
+    cut = {"summarizedUpToMessageId": rows[1]["id"], "summarizedMessage": "Earlier: a call."}
+    assert both("conversation.json", conversation(rows, **cut).encode()) == []

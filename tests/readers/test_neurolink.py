@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from neurolink_rows import ENVELOPE
+from neurolink_rows import conversation as _conversation
+from neurolink_rows import row as _row
 from support import FIXTURES, detected, findings, records, text_findings
 
 from transcript_doctor import readers
@@ -14,29 +17,7 @@ from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "neurolink"
 FILES = sorted(p.name for p in DIR.glob("*.json"))
-ENVELOPE = {
-    "id": "6d1e0b7a-3f0e-4b8e-9a53-2c1f0d4e5a6b",
-    "title": "t",
-    "sessionId": "s",
-    "userId": "u",
-    "createdAt": "2026-07-01T10:00:00.000Z",
-    "updatedAt": "2026-07-01T10:00:09.000Z",
-}
 ADJACENCY = " (the format has no call ids: paired by adjacency and name)"
-
-
-def _row(role: str, content: str = "", index: int = 0, **extra: object) -> dict[str, object]:
-    return {
-        "id": f"00000000-0000-4000-8000-{index:012d}",
-        "timestamp": f"2026-07-01T10:00:{index:02d}.000Z",
-        "role": role,
-        "content": content,
-        **extra,
-    }
-
-
-def _conversation(rows: list[dict[str, object]], **envelope: object) -> str:
-    return json.dumps({**ENVELOPE, **envelope, "messages": rows}, separators=(",", ":"))
 
 
 def _read(text: str) -> list[tuple[Role, list[tuple[PartKind, str | None, str]]]]:
