@@ -22,6 +22,22 @@ def test_version_is_fast_and_imports_nothing_heavy() -> None:
     assert out.splitlines() == ["transcript-doctor 0.1.0", "HEAVY []"]
 
 
+def test_a_hook_run_on_a_clean_file_imports_nothing_it_does_not_use() -> None:
+    """pre-commit starts the tool for every commit: rich only colours findings, and the
+    process pool only pays on many files."""
+    code = (
+        "import sys; from transcript_doctor.__main__ import main\n"
+        f"try: main(['lint', '{CLEAN}'])\n"
+        "except SystemExit as exc: print('EXIT', exc.code)\n"
+        "heavy = [m for m in ('rich', 'jsonschema', 'concurrent.futures.process') if m in sys.modules]\n"
+        "print('HEAVY', heavy)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.splitlines()[-2:] == ["EXIT 0", "HEAVY []"]
+
+
 def test_version_flag() -> None:
     result = cli("--version")
     assert (result.returncode, result.stdout) == (0, "transcript-doctor 0.1.0\n")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,6 +75,8 @@ def _check_all(targets: list[walk.Target], options: Options, plan: Plan) -> Iter
                 yield check(target.path, options)
                 progress.advance()
             return
+        from concurrent.futures import ProcessPoolExecutor  # a hook on a few files needs no pool
+
         paths = [t.path for t in targets]
         chunk = max(1, min(32, len(paths) // (jobs * 4)))
         with ProcessPoolExecutor(jobs, initializer=_init, initargs=(options,)) as pool:

@@ -12,11 +12,16 @@ STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: 
 
 
 def report(run: Run, out: TextIO) -> None:
+    findings = ordered(run)
+    if not findings:  # nothing to colour: a hook run on clean files does not import rich
+        if not run.quiet:
+            out.write("".join(line + "\n" for line in summary_lines(run)))
+        return
     from rich.console import Console
     from rich.markup import escape
 
     console = Console(file=out, highlight=False, soft_wrap=True)
-    for path, group in groupby(ordered(run), key=lambda pair: pair[0].path):
+    for path, group in groupby(findings, key=lambda pair: pair[0].path):
         items = list(group)
         reader = items[0][0].reader or "unknown layout"
         console.print(f"[bold]{escape(path)}[/bold] [dim]({escape(reader)})[/dim]")
