@@ -327,3 +327,22 @@ def test_malformed_rows_do_not_crash(rows: list[object]) -> None:
 )
 def test_malformed_documents_do_not_crash(text: str) -> None:
     text_findings("x.json", text, reader="neurolink")
+
+
+def test_id_less_rows_of_one_jsonl_line_pair_by_their_position() -> None:
+    """A forced reader on a line per conversation: the rows share the line's record, so
+    id-less calls are named by their place in the list (else all would share one name
+    and a second answer to one call would hide the other call's missing answer)."""
+    rows = [
+        _row("user", "Go", 1),
+        _row("tool_call", "", 2, tool="a"),
+        _row("tool_call", "", 3, tool="b"),
+        _row("tool_result", "{}", 4, tool="b"),
+        _row("tool_result", "{}", 5, tool="b"),
+        _row("assistant", "Done", 6),
+    ]
+    line = json.dumps({"messages": rows}) + "\n"
+    assert text_findings("x.jsonl", line, reader="neurolink") == [
+        ("TD301", 1, "/messages/1"),
+        ("TD303", 1, "/messages/4"),
+    ]

@@ -183,21 +183,23 @@ class _Builder:
         self._batch: Message | None = None
         self._run: Message | None = None
 
-    def add(self, element: Element) -> None:
+    def add(self, element: Element, position: int) -> None:
+        """One row; ``position`` (its index in the list) names id-less calls, since rows of
+        one JSONL line share their ``record``."""
         item = element.value
         if not isinstance(item, dict):
             return
         role = item.get("role")
         if role == "tool_call":
-            self._tool_call(element, item)
+            self._tool_call(element, item, position)
         elif role == "tool_result":
-            self._tool_result(element, item)
+            self._tool_result(element, item, position)
         elif role in ("user", "assistant", "system") and isinstance(item.get("content"), str):
             self._batch = self._run = None
             self.pairing.boundary()
             self._plain(element, item, role)
 
-    def _tool_call(self, element: Element, item: dict[str, Any]) -> None:
+    def _tool_call(self, element: Element, item: dict[str, Any], position: int) -> None:
         self._run = None
         origin = element.at()
         if self._batch is None:
@@ -207,7 +209,7 @@ class _Builder:
         call_id = _call_id(item)
         paired_by = "id"
         if call_id is None:
-            call_id, paired_by = self.pairing.call(element.record, name).call_id, "adjacency"
+            call_id, paired_by = self.pairing.call(position, name).call_id, "adjacency"
         part = Part(
             PartKind.TOOL_CALL,
             origin,
@@ -218,7 +220,7 @@ class _Builder:
         )
         self._batch.parts.append(part)
 
-    def _tool_result(self, element: Element, item: dict[str, Any]) -> None:
+    def _tool_result(self, element: Element, item: dict[str, Any], position: int) -> None:
         self._batch = None
         origin = element.at()
         if self._run is None:
@@ -228,7 +230,7 @@ class _Builder:
         call_id = _call_id(item)
         paired_by = "id"
         if call_id is None:
-            call_id, name = self.pairing.result(element.record, name)
+            call_id, name = self.pairing.result(position, name)
             paired_by = "adjacency"
         part = Part(
             PartKind.TOOL_RESULT,
@@ -317,8 +319,8 @@ class NeurolinkReader(Reader):
         elements = listing.elements
         start = _replay_start(document, [e.value for e in elements])
         builder = _Builder()
-        for element in elements[start:]:
-            builder.add(element)
+        for position in range(start, len(elements)):
+            builder.add(elements[position], position)
         base = elements[0].pointer.rsplit("/", 1)[0] if elements else ""
         return Conversation(builder.messages, self.dialect, label=listing.label, ref=base)
 
