@@ -4,7 +4,8 @@ Repairs are applied one rule at a time, in an order where earlier repairs cannot
 later ones (records are repaired and removed before results are paired, content is
 trimmed last).  After each rule the file is read and linted again: a rule's repairs are
 kept only if they cleared their findings and added no error that ``fix`` cannot repair
-in turn; otherwise they are rolled back and reported.  What a repair exposes (a new
+in turn; otherwise they are rolled back, reported, and tried again only after other
+repairs have changed the file.  What a repair exposes (a new
 final turn ending in whitespace) is repaired in a further round, so that a second run
 has nothing left to do; findings without a repair that appear (TD104 after a Gemini
 placeholder goes) are reported with the repairs that exposed them.
@@ -79,30 +80,32 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
     pinned = replace(options, reader=transcript.reader.name)
     original = report.findings
     current, findings = data, original
-    failed: set[str] = set()  # rules whose repairs were rolled back: not retried
+    # Rules whose repairs were rolled back, with how many groups were kept by then: such a
+    # rule is tried again only after another rule's repairs changed the file (removing an
+    # empty turn can make a stacked partial repairable), else a second run would differ.
+    failed: dict[str, int] = {}
+    kept = 0
     for _ in range(MAX_PASSES):
         progress = False
         for rule in ORDER:
             group = [f for f in findings if f.fixable and f.finding.rule.code == rule]
-            if not group or rule in failed:
+            if not group or failed.get(rule) == kept:
                 continue
-            attempt = _apply_group(path, current, transcript, group)
+            attempt = _attempt(path, current, transcript, group, findings, pinned)
+            # One note per rule: the outcome of its last attempt.
+            outcome.rolled_back = [n for n in outcome.rolled_back if not n.startswith(f"{rule}:")]
             if isinstance(attempt, str):
                 outcome.rolled_back.append(f"{rule}: {attempt}")
-                failed.add(rule)
+                failed[rule] = kept
                 continue
-            new, applied, splices = attempt
-            new_report, new_transcript = engine.inspect(path, new, pinned)
-            why = _verify(findings, new_report.findings, rule, len(group))
-            if why is not None or new_transcript is None:
-                outcome.rolled_back.append(f"{rule}: {why or 'the result could not be read again'}")
-                failed.add(rule)
-                continue
+            failed.pop(rule, None)
+            new, applied, splices, new_findings, transcript = attempt
             outcome.applied.extend(applied)
             outcome.steps.extend(_steps(current, splices))
-            current, findings, transcript = new, new_report.findings, new_transcript
+            current, findings = new, new_findings
+            kept += 1
             progress = True
-        if not progress or not any(f.fixable and f.finding.rule.code not in failed for f in findings):
+        if not progress or all(failed.get(f.finding.rule.code) == kept for f in findings if f.fixable):
             break
     if _new_errors(original, findings):
         # Never leave a file with an error it did not have: give it back untouched.
@@ -122,6 +125,26 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
         for f in findings
     ]
     return outcome
+
+
+def _attempt(
+    path: str,
+    data: bytes,
+    transcript: Transcript,
+    group: list[Located],
+    findings: list[Located],
+    pinned: Options,
+) -> tuple[bytes, list[Applied], list[Splice], list[Located], Transcript] | str:
+    """One rule's repairs applied and the result linted again, or why they must go."""
+    applied = _apply_group(path, data, transcript, group)
+    if isinstance(applied, str):
+        return applied
+    new, repairs, splices = applied
+    report, new_transcript = engine.inspect(path, new, pinned)
+    why = _verify(findings, report.findings, group[0].finding.rule.code, len(group))
+    if why is not None or new_transcript is None:
+        return why or "the result could not be read again"
+    return new, repairs, splices, report.findings, new_transcript
 
 
 def _apply_group(

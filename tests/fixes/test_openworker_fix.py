@@ -217,3 +217,23 @@ def test_crlf_and_missing_final_newline_survive(tmp_path: Path, name: str) -> No
     path.write_bytes((DIR / name).read_bytes().replace(b"\n", b"\r\n").removesuffix(b"\r\n"))
     outcome = fix(path)
     assert outcome.after == lf.replace(b"\n", b"\r\n").removesuffix(b"\r\n")
+
+
+def test_a_partial_exposed_by_another_repair_is_repaired_in_the_same_run(tmp_path: Path) -> None:
+    """Removing the last partial exposes the empty turn before it as the partial, so TD101
+    alone does not clear; once TD103 has removed that turn, TD101 is tried again (found by
+    the long fuzz run: a second fix used to remove what the first left)."""
+    lines = [
+        {"role": "user", "content": "Why does it fail?", "ts": 1.5},
+        {"role": "assistant", "content": "", "ts": 2.5},
+        {"role": "assistant", "content": "", "ts": 2.5},
+        {"role": "notice", "kind": "interrupted", "ts": 3.5},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    outcome = fix(path)
+    assert [a.rule for a in outcome.applied] == ["TD103", "TD101"]
+    assert outcome.rolled_back == []
+    assert (
+        outcome.after == path.read_bytes().split(b"\n", 1)[0] + b"\n" + json.dumps(lines[3]).encode() + b"\n"
+    )
