@@ -74,11 +74,8 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
     if reader is None:
         return _unclaimed(source, options, skipped), None
     with _no_gc():
-        if options.screen:
-            conversations = reader.read_screened(source, Screen(options.catalog))
-        else:
-            conversations = reader.read(source)
-        transcript = Transcript(reader, source, conversations)
+        screen = Screen(options.catalog) if options.screen else None
+        transcript = Transcript(reader, source, reader.read_screened(source, screen))
         found = run(transcript, options)
     return FileReport(path, reader.name, found), transcript
 

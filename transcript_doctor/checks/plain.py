@@ -70,9 +70,11 @@ class Screen:
             return False  # a turn that calls a tool is model output whatever its text says
         return catalog.whole_match(stripped, False) is not None or catalog.partial_suffix(text) is not None
 
-    def clean(self, turns: Iterable[Turn | None]) -> bool:
+    def clean(self, turns: Iterable[Turn | None] | None) -> bool:
         """True when no rule can find anything in these turns (False at the first doubt:
-        a reader streaming its turns stops reading there)."""
+        a reader streaming its turns stops reading there; None: not plain at all)."""
+        if turns is None:
+            return False
         flagged = self._flagged
         called: set[Hashable] = set()  # every call id so far
         waiting: set[Hashable] = set()  # calls of the last assistant turn not answered yet

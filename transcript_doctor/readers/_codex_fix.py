@@ -23,7 +23,7 @@ from weakref import WeakKeyDictionary
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.editing import EditError, Lines
-from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
+from transcript_doctor.model import Conversation, Message, Part, Role
 from transcript_doctor.readers import listing
 from transcript_doctor.readers._codex_history import ItemRef
 from transcript_doctor.readers.base import Transcript
@@ -163,14 +163,8 @@ def remove_turn(items: Items, conversation: Conversation, message: Message) -> N
 
 def reply_end(transcript: Transcript, call_message: Message) -> ItemRef:
     """The last item of a call's batch: its outputs right after the turn, or the turn."""
-    following = listing.next_message(transcript, call_message)
-    if (
-        following is not None
-        and following.parts
-        and all(p.kind is PartKind.TOOL_RESULT for p in following.parts)
-    ):
-        return refs(following)[-1]
-    return refs(call_message)[-1]
+    slot = listing.result_slot(transcript, call_message)
+    return refs(slot if slot is not None else call_message)[-1]
 
 
 def _replayed(conversation: Conversation) -> tuple[list[ItemRef], set[ItemRef]]:

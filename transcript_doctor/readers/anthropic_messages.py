@@ -25,7 +25,7 @@ from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Tur
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.readers.listing import Element, Listing, document_list, listings, sample
+from transcript_doctor.readers.listing import Element, Listing, listings, sample
 from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
@@ -168,39 +168,17 @@ class AnthropicMessagesReader(Reader):
 def _documents(
     source: Source, per_line: bool, screen: Screen | None
 ) -> Iterator[tuple[Listing, Any, Origin]]:
-    """Each conversation's elements with its top-level ``system`` (None if absent) and origin;
+    """Each conversation's elements with its top-level ``system`` (None if absent) and where
+    that sits (a document's, or each line's in Bedrock-style fine-tuning JSONL);
     conversations ``screen`` proves clean are left out."""
-    clean = None if screen is None else (lambda items: _screened(items, screen))
-    if source.container is Container.JSON:
-        value = source.value
-        system = value.get("system") if isinstance(value, dict) else None
-        for listing in listings(source, KEYS, per_line, clean):
-            yield listing, system, Origin(0, 0, "/system")
-        return
-    if not per_line:
-        for listing in listings(source, KEYS, per_line, clean):
+    clean = None if screen is None else (lambda items: screen.clean(_plain_turns(items)))
+    for listing in listings(source, KEYS, per_line, clean):
+        holder = listing.holder
+        if holder is None:
             yield listing, None, Origin(0, 0)
-        return
-    # One conversation per line (Bedrock-style fine-tuning JSONL): keep each line's `system`.
-    for line in source.lines:
-        record = source.record(line)
-        found = document_list(record, KEYS) if isinstance(record, dict) else None
-        if found is None:
             continue
-        items, base = found
-        if clean is not None and clean(items):
-            continue
-        elements = [Element(v, line.number, line.index, f"{base}/{i}") for i, v in enumerate(items)]
-        yield (
-            Listing(elements, label=f"conversation on line {line.number}"),
-            record.get("system"),
-            Origin(line.number, line.index, "/system"),
-        )
-
-
-def _screened(items: list[Any], screen: Screen) -> bool:
-    turns = _plain_turns(items)
-    return turns is not None and screen.clean(turns)
+        system = holder.value.get("system") if isinstance(holder.value, dict) else None
+        yield listing, system, holder.at("system")
 
 
 def _plain_turns(items: list[Any]) -> list[Turn] | None:

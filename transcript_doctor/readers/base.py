@@ -77,11 +77,11 @@ class Reader:
     def read(self, source: Source) -> list[Conversation]:
         raise NotImplementedError
 
-    def read_screened(self, source: Source, screen: Screen) -> list[Conversation]:
-        """The conversations ``screen`` cannot prove clean (lint needs no others).
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """The conversations ``screen`` cannot prove clean (lint needs no others; None: all).
 
-        Readers of files with many small conversations skip building the rest; the
-        others read everything.
+        Readers of message-list layouts skip building the rest (``checks/plain.py``);
+        the others read everything.
         """
         return self.read(source)
 

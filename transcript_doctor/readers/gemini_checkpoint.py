@@ -126,10 +126,8 @@ class GeminiCheckpointReader(Reader):
         if found is None:
             return []
         items, base = found
-        if screen is not None:
-            turns = _plain_turns(items)
-            if turns is not None and screen.clean(turns):
-                return []
+        if screen is not None and screen.clean(_plain_turns(items)):
+            return []
         messages: list[Message] = []
         for index, item in enumerate(items):
             if _role(item) is not None:
@@ -307,10 +305,8 @@ def _insert_result(transcript: Transcript, edit: JsonText, message: Message, cal
 
 def _reply_slot(transcript: Transcript, call_message: Message) -> Message:
     """The first user Content after the call's turn (adjacent model Contents are one turn)."""
-    (conversation,) = transcript.conversations
-    messages = conversation.messages
-    index = next(i for i, m in enumerate(messages) if m is call_message)
-    found = next((m for m in messages[index + 1 :] if m.role is Role.USER), None)
+    conversation, index = transcript.locate(call_message)
+    found = next((m for m in conversation.messages[index + 1 :] if m.role is Role.USER), None)
     if found is None:
         raise EditError("no user Content follows the call")
     return found

@@ -14,7 +14,7 @@ from typing import Any
 
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
-from transcript_doctor.model import Message, Origin, Role
+from transcript_doctor.model import Message, Origin, PartKind, Role
 from transcript_doctor.readers.base import Transcript
 from transcript_doctor.source import Container, Source
 
@@ -35,10 +35,15 @@ class Element:
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """One conversation's elements; ``label`` names it when a file holds several."""
+    """One conversation's elements; ``label`` names it when a file holds several.
+
+    ``holder`` is the document or line that holds the list (None for a file of message
+    lines), for what sits beside the list (Anthropic's top-level ``system``).
+    """
 
     elements: list[Element]
     label: str | None = None
+    holder: Element | None = None
 
 
 def document_list(value: Any, keys: Sequence[str]) -> tuple[list[Any], str] | None:
@@ -83,7 +88,8 @@ def listings(
         if found is not None:
             items, base = found
             if clean is None or not clean(items):
-                yield Listing([Element(v, 0, i, f"{base}/{i}") for i, v in enumerate(items)])
+                elements = [Element(v, 0, i, f"{base}/{i}") for i, v in enumerate(items)]
+                yield Listing(elements, holder=Element(source.value, 0, 0, ""))
         return
     if per_line:
         for line in source.lines:
@@ -97,6 +103,7 @@ def listings(
             yield Listing(
                 [Element(v, line.number, line.index, f"{base}/{i}") for i, v in enumerate(items)],
                 label=f"conversation on line {line.number}",
+                holder=Element(record, line.number, line.index, ""),
             )
         return
     read = [(line, record) for line in source.lines if (record := source.record(line)) is not None]
@@ -158,3 +165,12 @@ def next_message(transcript: Transcript, message: Message) -> Message | None:
     """The message after ``message`` in its conversation (display-only notices skipped)."""
     conversation, index = transcript.locate(message)
     return next((m for m in conversation.messages[index + 1 :] if m.role is not Role.NOTICE), None)
+
+
+def result_slot(transcript: Transcript, call_message: Message) -> Message | None:
+    """The message right after a call turn (notices skipped) when it holds only results:
+    where that turn's further results go."""
+    following = next_message(transcript, call_message)
+    if following is None or not following.parts:
+        return None
+    return following if all(p.kind is PartKind.TOOL_RESULT for p in following.parts) else None

@@ -283,9 +283,7 @@ class NeurolinkReader(Reader):
         _, per_line = sample(source, KEYS)
         value = source.value if source.container is Container.JSON else None
 
-        def clean(items: list[Any]) -> bool:
-            return screen is not None and screen.clean(_turns(items, value))
-
+        clean = None if screen is None else (lambda items: screen.clean(_turns(items, value)))
         return [self._conversation(listing, value) for listing in listings(source, KEYS, per_line, clean)]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:

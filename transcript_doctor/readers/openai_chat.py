@@ -94,16 +94,11 @@ class OpenAIChatReader(Reader):
         return self.claim(f"{shape} (ambiguous: plain role/content messages)", FALLBACK)
 
     def read(self, source: Source) -> list[Conversation]:
+        return self.read_screened(source, None)
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         _, per_line = sample(source, KEYS)
-        return [self._conversation(listing) for listing in listings(source, KEYS, per_line)]
-
-    def read_screened(self, source: Source, screen: Screen) -> list[Conversation]:
-        _, per_line = sample(source, KEYS)
-
-        def clean(items: list[Any]) -> bool:
-            turns = _plain_turns(items)
-            return turns is not None and screen.clean(turns)
-
+        clean = None if screen is None else (lambda items: screen.clean(_plain_turns(items)))
         return [self._conversation(listing) for listing in listings(source, KEYS, per_line, clean)]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
@@ -274,14 +269,8 @@ def _identity(item: dict[str, Any]) -> bytes | None:
 
 def _reply_end(transcript: Transcript, call_message: Message) -> Origin:
     """Where the results of a call turn end: its block of tool messages, or the turn."""
-    following = listing.next_message(transcript, call_message)
-    if (
-        following is not None
-        and following.parts
-        and all(p.kind is PartKind.TOOL_RESULT for p in following.parts)
-    ):
-        return following.parts[-1].origin
-    return call_message.origin
+    slot = listing.result_slot(transcript, call_message)
+    return slot.parts[-1].origin if slot is not None else call_message.origin
 
 
 def _synthetic(call: Part) -> dict[str, Any]:

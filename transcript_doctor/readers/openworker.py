@@ -43,6 +43,7 @@ from transcript_doctor.actions import (
 from transcript_doctor.checks.plain import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Line, Source
 
@@ -83,10 +84,10 @@ class OpenworkerReader(Reader):
     def read(self, source: Source) -> list[Conversation]:
         return [_Builder(source).build(self.dialect)]
 
-    def read_screened(self, source: Source, screen: Screen) -> list[Conversation]:
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Lines are streamed to the screen first; the model is built only if it doubts
         (then the lines it read are parsed again)."""
-        if screen.clean(_turns(source)):
+        if screen is not None and screen.clean(_turns(source)):
             return []
         return self.read(source)
 
@@ -326,25 +327,9 @@ def _synthetic(call_id: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": json.dumps({"error": SYNTHETIC_RESULT_TEXT})}
 
 
-def _located(transcript: Transcript, message: Message) -> tuple[list[Message], int]:
-    conversation, index = transcript.locate(message)
-    return conversation.messages, index
-
-
-def _reply_slot(transcript: Transcript, call_message: Message) -> Message | None:
-    """The run of ``tool`` lines right after a call turn (notices skipped), if any."""
-    messages, index = _located(transcript, call_message)
-    following = next((m for m in messages[index + 1 :] if m.role is not Role.NOTICE), None)
-    if following is None or not following.parts:
-        return None
-    if all(p.kind is PartKind.TOOL_RESULT for p in following.parts):
-        return following
-    return None
-
-
 def _results_end(transcript: Transcript, call_message: Message) -> int:
     """The line after which a call turn's next result goes: its last result, or the turn."""
-    slot = _reply_slot(transcript, call_message)
+    slot = listing.result_slot(transcript, call_message)
     return _index(slot.parts[-1].ref if slot is not None else call_message.ref)
 
 
@@ -380,10 +365,10 @@ def _displaced(transcript: Transcript, call_message: Message) -> list[int]:
     result after the turn for each call; later ones are duplicates (TD303).
     """
     order = {p.call_id: n for n, p in enumerate(call_message.tool_calls) if p.call_id is not None}
-    slot = _reply_slot(transcript, call_message)
-    messages, index = _located(transcript, call_message)
+    slot = listing.result_slot(transcript, call_message)
+    conversation, index = transcript.locate(call_message)
     first: dict[str, tuple[Message, Part]] = {}
-    for message in messages[index + 1 :]:
+    for message in conversation.messages[index + 1 :]:
         for part in message.tool_results:
             if part.call_id in order and part.call_id not in first:
                 first[part.call_id] = (message, part)
