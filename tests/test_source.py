@@ -108,19 +108,37 @@ def _all_spans(span: jsonspan.Span, pointer: str = "") -> dict[str, tuple[int, i
     return found
 
 
-@pytest.mark.parametrize("depth", [1, 8, 9, 12])
-def test_skipped_containers_end_where_the_walk_ends(depth: int) -> None:
-    """Shallow containers are skipped by one regex match, deeper ones by walking their
-    brackets: both must end exactly where the container does, brackets in strings aside."""
+def _refuse(text: str, at: int) -> tuple[object, int]:
+    raise ValueError("as the scanner does beyond the recursion or int digit limit")
+
+
+@pytest.mark.parametrize("depth", [1, 12])
+@pytest.mark.parametrize("scanned", [True, False], ids=["scanned", "walked"])
+def test_skipped_containers_end_where_the_walk_ends(
+    depth: int, scanned: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Containers are skipped by the C scanner, or walked bracket by bracket where it
+    refuses: both must end exactly where the container does, brackets in strings and
+    multi-byte characters aside."""
+    if not scanned:
+        monkeypatch.setattr(jsonspan, "_SCAN", _refuse)
     inner = b'{"s": "a\\"]}[{ \\\\", "n": [1, 2.5e3, null, true], "e": {}, "u": "\xc3\xa9"}'
     for _ in range(depth):
-        inner = b"[ " + inner + b', {"k": "]"} ]'
+        inner = b"[ " + inner + b', {"k": "]\xe2\x82\xac"} ]'
     data = b'{"messages": [' + inner + b", " + inner + b"]}"
     spans = _all_spans(jsonspan.index(data))
     for pointer, (start, end) in spans.items():
         value = orjson.loads(data[start:end])
         assert value == jsonspan_value(data, pointer), pointer
     assert "/messages/1" + "/0" * depth + "/s" in spans
+
+
+def test_nesting_beyond_the_recursion_limit_is_walked() -> None:
+    deep = b"[" * 5000 + b"]" * 5000
+    data = b'{"a": ' + deep + b', "b": 1}'
+    root = jsonspan.index(data)
+    assert data[root.child("a").start : root.child("a").end] == deep
+    assert data[root.child("b").start : root.child("b").end] == b"1"
 
 
 def jsonspan_value(data: bytes, pointer: str) -> object:

@@ -9,36 +9,25 @@ on text that already parsed.
 from __future__ import annotations
 
 import bisect
+import json
 import re
-import sys
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+')
 _BRACKET = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# The stdlib's C scanner returns where a value ends.  Over a latin-1 decoding of the
+# bytes every byte is one character, so its offsets are byte offsets; UTF-8 sequences
+# inside strings are just characters >= 0x80 there, which JSON strings may hold.
+# (typeshed does not declare the decoder's ``scan_once``, the C scanner it makes itself)
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
-def _nested(levels: int) -> re.Pattern[bytes]:
-    """A container holding at most ``levels`` levels of containers, matched in C.
-
-    Valid JSON has one parse at every position (the alternatives start with different
-    bytes), so a container nested deeper than this fails fast and is walked instead.
-    """
-    string = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
-    if sys.version_info >= (3, 11):
-        other, star = rb'[^\[\]{}"]++', b"*+"
-    else:  # no possessive quantifiers: one byte at a time keeps the parse unique
-        other, star = rb'[^\[\]{}"]', b"*"
-    container = rb"[\[{](?:" + other + b"|" + string + b")" + star + rb"[\]}]"
-    for _ in range(levels):
-        container = rb"[\[{](?:" + other + b"|" + string + b"|" + container + b")" + star + rb"[\]}]"
-    return re.compile(container)
-
-
-_CONTAINER = _nested(8)
-# Containers this deep are only skipped over (one regex match each) when a text is
-# indexed, and indexed when a pointer first goes into them: a finding needs one element
-# of the message list, not every value of a 100 MB document.
+# Containers this deep are only skipped over when a text is indexed, and indexed when a
+# pointer first goes into them: a finding needs one element of the message list, not
+# every value of a 100 MB document.
 EAGER_DEPTH = 1
 ARRAY, OBJECT, SCALAR = 0, 1, 2
 
@@ -97,6 +86,7 @@ def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
     root: Span | None = None
     search = _TOKEN.search
     pos = start
+    text: list[str] = []  # the latin-1 text of data[start:stop], made on the first skip
     while True:
         match = search(data, pos, stop)
         if match is None:
@@ -121,7 +111,7 @@ def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
         if head in (0x7B, 0x5B):  # { [
             kind = OBJECT if head == 0x7B else ARRAY
             if len(stack) >= EAGER_DEPTH:
-                pos = _skip(data, match.start(), stop)
+                pos = _skip(data, match.start(), stop, start, text)
                 span = Span(match.start(), kind, pos, data)
             else:
                 span = Span(match.start(), kind)
@@ -147,13 +137,21 @@ def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
     return root
 
 
-def _skip(data: bytes, start: int, stop: int) -> int:
-    """The end of the container opening at ``start``: only strings and brackets matter."""
-    match = _CONTAINER.match(data, start, stop)
-    if match is not None:
-        return match.end()
+def _skip(data: bytes, at: int, stop: int, start: int, text: list[str]) -> int:
+    """The end of the container opening at ``at``, the text indexed being ``data[start:stop]``.
+
+    The C scanner skips it (building values that are dropped: still several times faster
+    than matching brackets in Python); what it refuses (nesting beyond the recursion limit,
+    integers beyond ``int``'s digit limit) is walked bracket by bracket.
+    """
+    if not text:
+        text.append(data[start:stop].decode("latin-1"))
+    try:
+        return _SCAN(text[0], at - start)[1] + start
+    except (StopIteration, ValueError, RecursionError):
+        pass
     depth = 0
-    for match in _BRACKET.finditer(data, start, stop):
+    for match in _BRACKET.finditer(data, at, stop):
         head = match.group()[0]
         if head in (0x7B, 0x5B):
             depth += 1
