@@ -151,7 +151,9 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
             clean.setdefault(key, template)
         else:
             damaged.append(template)
-    # Most stored sessions are healthy: five clean sessions per layout for each damaged one.
+    # Five clean sessions per layout, then one per damaged fixture so that every damage
+    # occurs: at 200 MB about half the files are damaged, a harder mix than most stored
+    # sessions (the runner also prints the clean and the damaged part on their own).
     plans = [(t, None) for t in clean.values()] * 5 + [
         (clean[(t.parent.name, t.suffix)], t) for t in damaged if (t.parent.name, t.suffix) in clean
     ]

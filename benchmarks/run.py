@@ -7,6 +7,8 @@ record, no model), (b) ``jq empty`` when jq is installed, (c) ``lint`` with one 
 (d) ``lint -j 2``, (e) ``fix --out`` on the damaged files; (f) start-up of
 ``transcript-doctor --version`` and of a lint of one small file against
 ``python -c "import orjson"``; and the peak memory of linting the largest file.
+The clean and damaged parts are also linted on their own: a lint of mostly healthy
+sessions costs what the clean part does, while damaged conversations are read in full.
 Times are medians of ``--runs`` runs, the measures taking turns within each run;
 ratios compare figures of this same run.
 """
@@ -99,11 +101,16 @@ def main() -> None:
 
     lint = [*TOOL, "lint", "-q", "-o", "concise", "--exit-zero", "--no-progress"]
     jq = shutil.which("jq")
-    floor, one, two, *rest = median_times(
+    clean = sorted(p for p in (corpus / "clean").rglob("*") if p.is_file())
+    floor, one, two, clean_floor, clean_one, damaged_floor, damaged_one, *rest = median_times(
         [
             lambda: parse_floor(files),
             command([*lint, "-j", "1", str(corpus)]),
             command([*lint, "-j", "2", str(corpus)]),
+            lambda: parse_floor(clean),
+            command([*lint, "-j", "1", str(corpus / "clean")]),
+            lambda: parse_floor(damaged),
+            command([*lint, "-j", "1", str(corpus / "damaged")]),
             *([command([jq, "empty", *map(str, files)])] if jq else []),
         ],
         args.runs,
@@ -148,6 +155,14 @@ def main() -> None:
     if jq_time is not None:
         print(f"    lint 1 job / jq empty               {one / jq_time:7.2f}x   (target < 1.0)")
     print(f"    -j 2 speed-up over 1 job            {one / two:7.2f}x   (target >= 1.6)")
+    for name, part, part_floor, part_one in (
+        ("clean", clean, clean_floor, clean_one),
+        ("damaged", damaged, damaged_floor, damaged_one),
+    ):
+        if part:  # a small corpus may not reach the damaged sessions
+            print(
+                f"    {name + ' part: lint / parse floor':36s}{part_one / part_floor:7.2f}x   ({len(part)} files)"
+            )
     print(f"    --version / import orjson           {version / baseline:7.2f}x   (target <= 2.5)")
 
 

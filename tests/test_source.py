@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from transcript_doctor import jsonspan
-from transcript_doctor.source import Container, NotJson, sniff
+from transcript_doctor import jsonspan, readers
+from transcript_doctor.source import HEAD_RECORDS, Container, NotJson, sniff
 
 
 def test_jsonl_lines_keep_exact_spans_with_crlf_and_blank_lines() -> None:
@@ -153,3 +153,15 @@ def test_line_numbers_are_the_same_counted_or_indexed() -> None:
     data = b'{\n  "messages": [\n' + b",\n".join(b'    {"n": %d}' % i for i in range(40)) + b"\n  ]\n}"
     source = sniff("x.json", data)
     assert [source.line_at(f"/messages/{i}") for i in range(40)] == list(range(3, 43))
+
+
+def test_detection_parses_the_head_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every reader detects on the same first records: they are parsed once, not per reader."""
+    data = b"".join(b'{"role":"user","content":"m%d"}\n' % i for i in range(30))
+    source = sniff("x.jsonl", data)
+    parsed: list[bytes] = []
+    real = orjson.loads
+    monkeypatch.setattr("transcript_doctor.source.orjson.loads", lambda raw: parsed.append(raw) or real(raw))
+    assert readers.detect(source) is not None
+    assert len(parsed) == HEAD_RECORDS
+    assert source.head(2) == [{"role": "user", "content": "m0"}, {"role": "user", "content": "m1"}]

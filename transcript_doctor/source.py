@@ -132,6 +132,7 @@ class Source:
         self.errors: list[ParseError] = []
         self._lines: list[Line] | None = None
         self._cache: dict[int, Any] = {}
+        self._head: tuple[int, list[Any]] | None = None
         self._value: Any = None
         self._parsed = False
         self._spans: Span | None = None
@@ -163,6 +164,8 @@ class Source:
 
     def head(self, count: int = HEAD_RECORDS) -> list[Any]:
         """The first parseable JSONL values (for detection); cached for :meth:`record`."""
+        if self._head is not None and self._head[0] == count:
+            return list(self._head[1])
         found: list[Any] = []
         for line in self.lines:
             if len(found) >= count:
@@ -170,6 +173,7 @@ class Source:
             parsed, value = self._parse(line)
             if parsed:
                 found.append(value)
+        self._head = (count, found)  # every reader detects on the same head: parse it once
         return found
 
     def peek(self, line: Line) -> Any:
