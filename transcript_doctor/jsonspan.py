@@ -9,6 +9,7 @@ on text that already parsed.
 from __future__ import annotations
 
 import bisect
+import codecs
 import json
 import re
 from collections.abc import Callable
@@ -23,6 +24,9 @@ _BRACKET = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 # inside strings are just characters >= 0x80 there, which JSON strings may hold.
 # (typeshed does not declare the decoder's ``scan_once``, the C scanner it makes itself)
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+# Texts up to this size have their containers scanned whole; beyond it child by child.
+SCAN_WHOLE = 8 << 20
 
 
 # Containers this deep are only skipped over when a text is indexed, and indexed when a
@@ -141,14 +145,18 @@ def _skip(data: bytes, at: int, stop: int, start: int, text: list[str]) -> int:
     """The end of the container opening at ``at``, the text indexed being ``data[start:stop]``.
 
     The C scanner skips it (building values that are dropped: still several times faster
-    than matching brackets in Python); what it refuses (nesting beyond the recursion limit,
+    than matching brackets in Python).  In a large text the container may be most of the
+    document, so its children are scanned one at a time: the values built at once stay
+    the size of one child.  What the scanner refuses (nesting beyond the recursion limit,
     integers beyond ``int``'s digit limit) is walked bracket by bracket.
     """
     if not text:
-        text.append(data[start:stop].decode("latin-1"))
+        text.append(codecs.latin_1_decode(memoryview(data)[start:stop])[0])
     try:
-        return _SCAN(text[0], at - start)[1] + start
-    except (StopIteration, ValueError, RecursionError):
+        if stop - start <= SCAN_WHOLE:
+            return _SCAN(text[0], at - start)[1] + start
+        return _step(text[0], at - start) + start
+    except (StopIteration, ValueError, RecursionError, IndexError):
         pass
     depth = 0
     for match in _BRACKET.finditer(data, at, stop):
@@ -160,6 +168,32 @@ def _skip(data: bytes, at: int, stop: int, start: int, text: list[str]) -> int:
             if depth == 0:
                 return match.end()
     raise ValueError("unbalanced JSON text")
+
+
+def _step(text: str, at: int) -> int:
+    """The end of the container opening at ``text[at]``, its children scanned one by one."""
+    close = "}" if text[at] == "{" else "]"
+    pos = _space(text, at + 1)
+    if text[pos] == close:
+        return pos + 1
+    while True:
+        if close == "}":
+            pos = _space(text, _SCAN(text, pos)[1])  # the key, up to its colon
+            if text[pos] != ":":
+                raise ValueError("no colon after a key")
+            pos = _space(text, pos + 1)
+        pos = _space(text, _SCAN(text, pos)[1])
+        if text[pos] == close:
+            return pos + 1
+        if text[pos] != ",":
+            raise ValueError("no comma between values")
+        pos = _space(text, pos + 1)
+
+
+def _space(text: str, pos: int) -> int:
+    match = _WHITESPACE.match(text, pos)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
 
 
 def _decode_key(token: bytes) -> str:
