@@ -14,10 +14,12 @@ from neurolink_rows import conversation
 from neurolink_rows import row as _row
 from support import FIXTURES, _catalog, lint_bytes
 
-from transcript_doctor import catalog, checks, engine
+from transcript_doctor import catalog, checks, engine, readers
 from transcript_doctor.checks import Selection
-from transcript_doctor.checks.plain import CONSIDERED
+from transcript_doctor.checks.plain import CONSIDERED, Screen
+from transcript_doctor.model import Role
 from transcript_doctor.reporters import record
+from transcript_doctor.source import sniff
 
 FILES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl"))
 
@@ -521,3 +523,77 @@ def test_neurolink_rows_before_the_summary_cut_are_not_screened() -> None:
     rows = [_row("user", "Go", 1), _nl_call(2, "a"), _row("user", "Again", 3), _row("assistant", "Done", 4)]
     cut = {"summarizedUpToMessageId": rows[1]["id"], "summarizedMessage": "Earlier: a call."}
     assert both("conversation.json", conversation(rows, **cut).encode()) == []
+
+
+# -- cuts: a doubted conversation is built from the last prompt before the doubt -----------
+
+
+def _exchange(layout: str, call: str) -> list[dict[str, object]]:
+    """A prompt, one answered call, a closing answer: nothing to flag."""
+    if layout == "openai":
+        return [ASK, _call(call), _result(call), DONE]
+    if layout == "anthropic":
+        return [ASKS, _blocks("assistant", _use(call)), _blocks("user", _res(call)), SAYS]
+    return [PROMPT, _content("model", _fc("read", call)), _content("user", _fr("read", call)), ANSWER]
+
+
+def _document(layout: str, messages: list[dict[str, object]]) -> tuple[str, bytes]:
+    if layout == "gemini":
+        return "checkpoint.json", json.dumps(messages, indent=2).encode()
+    return "request.json", json.dumps({"messages": messages}, indent=2).encode()
+
+
+# Damage after three clean exchanges (calls "a", "b", "c"), with the rules it raises and
+# the message the conversation is built from (12: the last exchange's prompt is the cut;
+# 0: the part after the cut names a call id of the part before it, so all is built).
+CUT_CASES: list[tuple[str, int, tuple[str, ...]]] = [
+    ("unanswered", 12, ("TD301",)),  # a call the next prompt leaves unanswered
+    ("pending", 12, ("TD306",)),
+    ("answered-again", 0, ("TD303",)),  # a second result for "a": a duplicate, not an orphan
+    ("called-again", 0, ("TD305",)),  # "a" called again
+]
+
+
+def _damage(layout: str, case: str) -> list[dict[str, object]]:
+    exchange = _exchange(layout, "d")
+    prompt, call, result, answer = exchange
+    if case == "unanswered":
+        return [prompt, call, prompt, answer]
+    if case == "pending":
+        return [prompt, call]
+    if case == "answered-again":
+        if layout == "openai":
+            return [prompt, call, result, _result("a"), answer]
+        if layout == "anthropic":
+            return [prompt, call, _blocks("user", _res("d"), _res("a")), answer]
+        return [prompt, call, _content("user", _fr("read", "d"), _fr("read", "a")), answer]
+    return [prompt, *_exchange(layout, "a")[1:]]
+
+
+@pytest.mark.parametrize("layout", ["openai", "anthropic", "gemini"])
+@pytest.mark.parametrize(("case", "start", "rules"), CUT_CASES)
+def test_a_doubted_conversation_is_built_from_the_cut(
+    layout: str, case: str, start: int, rules: tuple[str, ...]
+) -> None:
+    messages = [m for call in "abc" for m in _exchange(layout, call)] + _damage(layout, case)
+    name, data = _document(layout, messages)
+    assert tuple(f["rule"] for f in both(name, data)) == rules
+    source = sniff(name, data)
+    reader, _ = engine._choose(source, engine.Options(Selection.build(("ALL",)), _catalog()))
+    assert reader is not None
+    (built,) = reader.read_screened(source, Screen(_catalog()))
+    first = next(m for m in built.messages if m.role is not Role.SYSTEM)
+    assert first.origin.pointer == ("/messages" if layout != "gemini" else "") + f"/{start}"
+
+
+def test_a_message_the_screen_does_not_know_ends_the_screened_part() -> None:
+    """A legacy function call is not plain: the conversation is built from the prompt
+    before it, and finds what the whole finds."""
+    legacy = {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}}
+    messages = [m for call in "ab" for m in _exchange("openai", call)] + [ASK, legacy, ASK, DONE]
+    name, data = _document("openai", messages)
+    assert tuple(f["rule"] for f in both(name, data)) == ("TD301",)
+    reader = readers.by_name("openai-chat")
+    assert reader is not None
+    (built,) = reader.read_screened(sniff(name, data), Screen(_catalog()))
+    assert built.messages[0].origin.pointer == "/messages/8"

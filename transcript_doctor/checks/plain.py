@@ -25,6 +25,16 @@ each asks:
 
 A reply that merely mentions a marker is checked the way the rules check it, so one
 mention does not send a whole conversation to the full check.
+
+When it doubts, the screen also says where the conversation may be built from (``cut``):
+the last prompt before the doubt that follows an assistant turn with every call
+answered.  Nothing before such a prompt can be flagged, and no rule reads across it
+(pairing sees every call of the part before it answered there, TD403/TD104 compare a
+prompt with the message before it, which is no user message, TD101 walks back from the
+end and stops at a prompt), except through a call id: a reader that builds from the cut
+must build the whole conversation when a call or result after it carries an id called
+before it (``before``).  Sessions are wedged at their end, so a long history with one
+damaged turn costs about what its tail does.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from collections.abc import Hashable, Iterable
 
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks.turns import ABANDONING_NOTICES
+from transcript_doctor.model import Conversation
 
 CONSIDERED = frozenset(
     {
@@ -56,6 +67,10 @@ class Screen:
     def __init__(self, catalog: Catalog) -> None:
         self._catalog = catalog
         self._search = catalog.mention_search() or (lambda text: True)
+        self.cut = 0  # after a doubt: the turn a conversation may be built from
+        self.before: frozenset[Hashable] = frozenset()  # the call ids of the turns before it
+        self._order: list[Hashable] = []  # call ids in the order they were made
+        self._called_at_cut = 0  # how many of them came before the cut
 
     def _flagged(self, text: str, stripped: str, calls: bool) -> bool:
         """What TD101/TD201/TD202/TD203 would flag in an assistant text, asked the way
@@ -73,20 +88,39 @@ class Screen:
     def clean(self, turns: Iterable[Turn | None] | None) -> bool:
         """True when no rule can find anything in these turns (False at the first doubt:
         a reader streaming its turns stops reading there; None: not plain at all)."""
+        self.cut, self.before = 0, frozenset()
         if turns is None:
             return False
+        if self._clean(turns):
+            return True
+        self.before = frozenset(self._order[: self._called_at_cut])
+        return False
+
+    def build_from(
+        self, turns: Iterable[Turn | None] | None, at: list[int] | None = None
+    ) -> tuple[int, frozenset[Hashable]] | None:
+        """None when the turns are clean, else the message to build from (``at`` maps
+        turns to messages where they are not one each) and the call ids before it."""
+        if self.clean(turns):
+            return None
+        return (at[self.cut] if at is not None and self.cut else self.cut), self.before
+
+    def _clean(self, turns: Iterable[Turn | None]) -> bool:
         flagged = self._flagged
         called: set[Hashable] = set()  # every call id so far
+        self._order, self._called_at_cut = [], 0
         waiting: set[Hashable] = set()  # calls of the last assistant turn not answered yet
         last, last_text = OTHER, None  # the last replayed turn
         armed = False  # an error/interrupted notice after it (TD101)
-        for turn in turns:
+        for position, turn in enumerate(turns):
             if turn is None:
                 return False
             kind, text, ids = turn
             if kind == NOTICE:
                 armed = armed or text in ABANDONING_NOTICES
                 continue
+            if kind == OTHER and last == ASSISTANT and not waiting:
+                self.cut, self._called_at_cut = position, len(self._order)
             last, last_text, armed = kind, text, False
             if kind == RESULT:
                 if ids[0] not in waiting:
@@ -101,6 +135,7 @@ class Screen:
                 if len(set(ids)) != len(ids) or not called.isdisjoint(ids):
                     return False  # a repeated call id
                 called.update(ids)
+                self._order.extend(ids)
                 waiting.update(ids)
             if text is None:
                 if not ids:
@@ -112,3 +147,10 @@ class Screen:
         if waiting or armed:
             return False  # pending calls (an info finding), or a turn that may be a partial
         return not (last == ASSISTANT and last_text is not None and last_text[-1].isspace())
+
+
+def crosses(conversation: Conversation, before: frozenset[Hashable]) -> bool:
+    """Whether a conversation built from a cut names a call id of the turns before it."""
+    return bool(before) and any(
+        p.call_id in before for m in conversation.messages for p in m.parts if p.call_id is not None
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from transcript_doctor.actions import (
@@ -25,7 +26,7 @@ from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Tur
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.readers.listing import Element, Listing, listings, sample
+from transcript_doctor.readers.listing import Element, Listing, built, listings, sample
 from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
@@ -152,8 +153,8 @@ class AnthropicMessagesReader(Reader):
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         _, per_line = sample(source, KEYS)
         return [
-            _conversation(listing, system, origin, self)
-            for listing, system, origin in _documents(source, per_line, screen)
+            built(found, partial(_conversation, system=system, origin=origin, reader=self))
+            for found, system, origin in _documents(source, per_line, screen)
         ]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
@@ -171,8 +172,8 @@ def _documents(
     """Each conversation's elements with its top-level ``system`` (None if absent) and where
     that sits (a document's, or each line's in Bedrock-style fine-tuning JSONL);
     conversations ``screen`` proves clean are left out."""
-    clean = None if screen is None else (lambda items: screen.clean(_plain_turns(items)))
-    for listing in listings(source, KEYS, per_line, clean):
+    cut = None if screen is None else (lambda items: screen.build_from(*_plain_turns(items)))
+    for listing in listings(source, KEYS, per_line, cut):
         holder = listing.holder
         if holder is None:
             yield listing, None, Origin(0, 0)
@@ -181,31 +182,31 @@ def _documents(
         yield listing, system, holder.at("system")
 
 
-def _plain_turns(items: list[Any]) -> list[Turn] | None:
+def _plain_turns(items: list[Any]) -> tuple[list[Turn | None], list[int]]:
     """The turns of a conversation of MessageParams holding text, signed thinking and
-    id-paired tool blocks, read the way ``_conversation`` reads them, or None if it holds
-    anything else (Cline/Roo bookkeeping, unsigned thinking, other blocks).
+    id-paired tool blocks, read the way ``_conversation`` reads them, up to a message
+    holding anything else (None: Cline/Roo bookkeeping, unsigned thinking, other blocks);
+    and the message of each turn.
 
     The top-level ``system`` is left out: no rule reads system text.
     """
-    turns: list[Turn] = []
-    for item in items:
-        if not isinstance(item, dict) or len(item) != 2:
-            return None
-        role, content = item.get("role"), item.get("content")
-        if role == "assistant":
-            turn = _assistant_turn(content)
-            if turn is None:
-                return None
-            turns.append(turn)
-        elif role == "user":
-            found = _user_turns(content)
-            if found is None:
-                return None
-            turns.extend(found)
-        else:
-            return None
-    return turns
+    turns: list[Turn | None] = []
+    at: list[int] = []
+    for index, item in enumerate(items):
+        found: list[Turn] | None = None
+        if isinstance(item, dict) and len(item) == 2:
+            role, content = item.get("role"), item.get("content")
+            if role == "assistant":
+                turn = _assistant_turn(content)
+                found = None if turn is None else [turn]
+            elif role == "user":
+                found = _user_turns(content)
+        if found is None:
+            turns.append(None)
+            break
+        turns.extend(found)
+        at.extend([index] * len(found))
+    return turns, at
 
 
 def _assistant_turn(content: Any) -> Turn | None:
@@ -256,7 +257,7 @@ def _conversation(listing: Listing, system: Any, origin: Origin, reader: Reader)
     if system is not None:
         messages.append(Message(Role.SYSTEM, _system_parts(system, origin), origin))
     calls: list[Part] = []  # tool calls of the message just read, if it was an assistant turn
-    for position, element in enumerate(listing.elements):
+    for position, element in enumerate(listing.elements, listing.start):
         item = element.value
         if not isinstance(item, dict):
             continue

@@ -19,7 +19,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn, crosses
 from transcript_doctor.editing import EditError, JsonText
 from transcript_doctor.jsonspan import join
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
@@ -126,42 +126,60 @@ class GeminiCheckpointReader(Reader):
         if found is None:
             return []
         items, base = found
-        if screen is not None and screen.clean(_plain_turns(items)):
-            return []
+        start, before = 0, frozenset[Hashable]()
+        if screen is not None:
+            cut = screen.build_from(*_plain_turns(items))
+            if cut is None:
+                return []  # proven clean
+            start, before = cut
+        conversation = self._conversation(items, base, start)
+        if start and crosses(conversation, before):
+            conversation = self._conversation(items, base, 0)
+        return [conversation]
+
+    def _conversation(self, items: list[Any], base: str, start: int) -> Conversation:
         messages: list[Message] = []
-        for index, item in enumerate(items):
+        for index, item in enumerate(items[start:], start):
             if _role(item) is not None:
                 messages.append(_message(item, index, base))
         _pair_id_less(messages)
-        return [Conversation(messages, self.dialect, ref=base)]
+        return Conversation(messages, self.dialect, ref=base)
 
 
 TEXT_KEYS = frozenset({"text", "thoughtSignature"})
 CALL_KEYS = frozenset({"functionCall", "thoughtSignature"})
 
 
-def _plain_turns(items: list[Any]) -> list[Turn] | None:
+def _plain_turns(items: list[Any]) -> tuple[list[Turn | None], list[int]]:
     """The turns of a history of text and function-call Contents in strict user/model
-    alternation, read the way ``read`` reads them, or None if it holds anything else.
+    alternation, read the way ``read`` reads them, up to a Content that holds anything
+    else (None); and the Content of each turn.
 
     Alternation means no coalescing and no prompt fused into a tool response (TD104); a
     model turn's first call must carry its signature (TD401).  Id-less calls pair with
     the next Content's responses by name, so they get ids made of their turn and name.
     """
-    turns: list[Turn] = []
+    turns: list[Turn | None] = []
+    at: list[int] = []
     previous = None
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or len(item) != 2 or item.get("role") == previous:
-            return None
-        role, parts = item.get("role"), item.get("parts")
-        if _role(item) is None or not isinstance(parts, list) or not parts:
-            return None
-        previous = role
-        found = _model_turn(parts, index) if role == "model" else _user_turns(parts, index - 1)
+        found = _content_turns(item, index, previous)
         if found is None:
-            return None
+            turns.append(None)
+            break
+        previous = item["role"]
         turns.extend(found)
-    return turns
+        at.extend([index] * len(found))
+    return turns, at
+
+
+def _content_turns(item: Any, index: int, previous: object) -> list[Turn] | None:
+    if not isinstance(item, dict) or len(item) != 2 or item.get("role") == previous:
+        return None
+    role, parts = item.get("role"), item.get("parts")
+    if _role(item) is None or not isinstance(parts, list) or not parts:
+        return None
+    return _model_turn(parts, index) if role == "model" else _user_turns(parts, index - 1)
 
 
 def _model_turn(parts: list[Any], index: int) -> list[Turn] | None:

@@ -8,13 +8,14 @@ gives each element its origin, so those readers only convert messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from transcript_doctor.checks.plain import crosses
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
-from transcript_doctor.model import Message, Origin, PartKind, Role
+from transcript_doctor.model import Conversation, Message, Origin, PartKind, Role
 from transcript_doctor.readers.base import Transcript
 from transcript_doctor.source import Container, Source
 
@@ -38,12 +39,32 @@ class Listing:
     """One conversation's elements; ``label`` names it when a file holds several.
 
     ``holder`` is the document or line that holds the list (None for a file of message
-    lines), for what sits beside the list (Anthropic's top-level ``system``).
+    lines), for what sits beside the list (Anthropic's top-level ``system``).  When a
+    screen cut the conversation, ``elements`` start at the cut, ``before`` holds the call
+    ids of the elements left out and ``whole`` gives all of them (see :func:`built`).
     """
 
     elements: list[Element]
     label: str | None = None
     holder: Element | None = None
+    start: int = 0  # the index of the first element in the list
+    before: frozenset[Hashable] = frozenset()
+    whole: Callable[[], list[Element]] | None = None
+
+
+# What a screen makes of a conversation's message objects: None when it proves them
+# clean, else the first element to build from and the call ids of those before it.
+Cut = Callable[[list[Any]], tuple[int, frozenset[Hashable]] | None]
+WHOLE: tuple[int, frozenset[Hashable]] = (0, frozenset())  # build every element
+
+
+def built(listing: Listing, make: Callable[[Listing], Conversation]) -> Conversation:
+    """The conversation of a listing, built again from all its elements when the part
+    after a cut names a call id of the part before it (see ``checks.plain``)."""
+    conversation = make(listing)
+    if listing.whole is not None and crosses(conversation, listing.before):
+        conversation = make(Listing(listing.whole(), listing.label, listing.holder))  # from the start
+    return conversation
 
 
 def document_list(value: Any, keys: Sequence[str]) -> tuple[list[Any], str] | None:
@@ -76,20 +97,20 @@ def _nested(record: dict[str, Any], keys: Sequence[str]) -> list[Any] | None:
 
 
 def listings(
-    source: Source, keys: Sequence[str], per_line: bool, clean: Callable[[list[Any]], bool] | None = None
+    source: Source, keys: Sequence[str], per_line: bool, cut: Cut | None = None
 ) -> Iterator[Listing]:
     """The conversations of a file: one per document, per line, or one of all lines.
 
-    ``clean`` tells the conversations a screen proves clean (from their message
-    objects): they are left out.
+    ``cut`` screens each conversation's message objects: those it proves clean are left
+    out, the others start where it says.
     """
     if source.container is Container.JSON:
         found = document_list(source.value, keys)
         if found is not None:
             items, base = found
-            if clean is None or not clean(items):
-                elements = [Element(v, 0, i, f"{base}/{i}") for i, v in enumerate(items)]
-                yield Listing(elements, holder=Element(source.value, 0, 0, ""))
+            listing = _listing(items, cut, base, None, Element(source.value, 0, 0, ""))
+            if listing is not None:
+                yield listing
         return
     if per_line:
         for line in source.lines:
@@ -98,17 +119,48 @@ def listings(
             if found is None:
                 continue
             items, base = found
-            if clean is not None and clean(items):
-                continue
-            yield Listing(
-                [Element(v, line.number, line.index, f"{base}/{i}") for i, v in enumerate(items)],
-                label=f"conversation on line {line.number}",
-                holder=Element(record, line.number, line.index, ""),
-            )
+            label = f"conversation on line {line.number}"
+            holder = Element(record, line.number, line.index, "")
+            listing = _listing(items, cut, base, label, holder, line.number, line.index)
+            if listing is not None:
+                yield listing
         return
     read = [(line, record) for line in source.lines if (record := source.record(line)) is not None]
-    if clean is None or not clean([record for _, record in read]):
-        yield Listing([Element(record, line.number, line.index, "") for line, record in read])
+    screened = cut([record for _, record in read]) if cut is not None else WHOLE
+    if screened is not None:
+        start, before = screened
+
+        def whole(start: int = 0) -> list[Element]:
+            return [Element(record, line.number, line.index, "") for line, record in read[start:]]
+
+        yield Listing(whole(start), start=start, before=before, whole=whole if start else None)
+
+
+def _listing(
+    items: list[Any],
+    cut: Cut | None,
+    base: str,
+    label: str | None,
+    holder: Element,
+    line: int = 0,
+    record: int | None = None,
+) -> Listing | None:
+    """The listing of one message list, from where ``cut`` says (None: proven clean).
+
+    Elements of a JSONL line share its line and record; a document's elements are
+    records of their own, numbered by their index."""
+    screened = cut(items) if cut is not None else WHOLE
+    if screened is None:
+        return None
+    start, before = screened
+
+    def whole(start: int = 0) -> list[Element]:
+        return [
+            Element(v, line, i if record is None else record, f"{base}/{i}")
+            for i, v in enumerate(items[start:], start)
+        ]
+
+    return Listing(whole(start), label, holder, start, before, whole if start else None)
 
 
 # -- edits on elements (for ``fix``) -----------------------------------------------
