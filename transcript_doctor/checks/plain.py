@@ -56,9 +56,10 @@ CONSIDERED = frozenset(
 )  # fmt: skip
 
 OTHER, ASSISTANT, RESULT, NOTICE = 0, 1, 2, 3
-# (OTHER: a system or user message; ASSISTANT: a model turn, its text or None, its call
-#  ids; RESULT: one tool result, None, (its call id,); NOTICE: a display-only notice, its
-#  kind).  Ids are strings, or any other hashable a reader makes up for id-less calls
+# (OTHER: a system or user message, None, and (its index in the message list,) where the
+#  reader can build from a cut, else (); ASSISTANT: a model turn, its text or None, its
+#  call ids; RESULT: one tool result, None, (its call id,); NOTICE: a display-only notice,
+#  its kind).  Ids are strings, or any other hashable a reader makes up for id-less calls
 #  (never equal to a string id).  A reader that meets something else yields None.
 Turn = tuple[int, str | None, tuple[Hashable, ...]]
 
@@ -67,10 +68,8 @@ class Screen:
     def __init__(self, catalog: Catalog) -> None:
         self._catalog = catalog
         self._search = catalog.mention_search() or (lambda text: True)
-        self.cut = 0  # after a doubt: the turn a conversation may be built from
+        self.cut = 0  # after a doubt: the message a conversation may be built from
         self.before: frozenset[Hashable] = frozenset()  # the call ids of the turns before it
-        self._order: list[Hashable] = []  # call ids in the order they were made
-        self._called_at_cut = 0  # how many of them came before the cut
 
     def _flagged(self, text: str, stripped: str, calls: bool) -> bool:
         """What TD101/TD201/TD202/TD203 would flag in an assistant text, asked the way
@@ -87,66 +86,64 @@ class Screen:
 
     def clean(self, turns: Iterable[Turn | None] | None) -> bool:
         """True when no rule can find anything in these turns (False at the first doubt:
-        a reader streaming its turns stops reading there; None: not plain at all)."""
+        a reader streaming its turns stops reading there; None: not plain at all).
+
+        After a doubt, ``cut`` is the message a conversation may be built from (0: all of
+        it) and ``before`` the call ids of the turns before it."""
         self.cut, self.before = 0, frozenset()
         if turns is None:
             return False
-        if self._clean(turns):
-            return True
-        self.before = frozenset(self._order[: self._called_at_cut])
-        return False
-
-    def build_from(
-        self, turns: Iterable[Turn | None] | None, at: list[int] | None = None
-    ) -> tuple[int, frozenset[Hashable]] | None:
-        """None when the turns are clean, else the message to build from (``at`` maps
-        turns to messages where they are not one each) and the call ids before it."""
-        if self.clean(turns):
-            return None
-        return (at[self.cut] if at is not None and self.cut else self.cut), self.before
-
-    def _clean(self, turns: Iterable[Turn | None]) -> bool:
         flagged = self._flagged
         called: set[Hashable] = set()  # every call id so far
-        self._order, self._called_at_cut = [], 0
+        order: list[Hashable] = []  # the same, in order
+        cut: tuple[Hashable, ...] = ()  # the ids of the last prompt a build may start from
+        before = 0  # how many calls came before it
         waiting: set[Hashable] = set()  # calls of the last assistant turn not answered yet
         last, last_text = OTHER, None  # the last replayed turn
         armed = False  # an error/interrupted notice after it (TD101)
-        for position, turn in enumerate(turns):
+        doubt = True
+        for turn in turns:
             if turn is None:
-                return False
+                break
             kind, text, ids = turn
             if kind == NOTICE:
                 armed = armed or text in ABANDONING_NOTICES
                 continue
             if kind == OTHER and last == ASSISTANT and not waiting:
-                self.cut, self._called_at_cut = position, len(self._order)
+                cut, before = ids, len(order)
             last, last_text, armed = kind, text, False
             if kind == RESULT:
                 if ids[0] not in waiting:
-                    return False  # orphan, duplicate or displaced result
+                    break  # orphan, duplicate or displaced result
                 waiting.discard(ids[0])
                 continue
             if waiting:
-                return False  # unanswered call, or its results come later
+                break  # unanswered call, or its results come later
             if kind != ASSISTANT:
                 continue
             if ids:
                 if len(set(ids)) != len(ids) or not called.isdisjoint(ids):
-                    return False  # a repeated call id
+                    break  # a repeated call id
                 called.update(ids)
-                self._order.extend(ids)
+                order.extend(ids)
                 waiting.update(ids)
             if text is None:
                 if not ids:
-                    return False  # no content at all
+                    break  # no content at all
                 continue
             stripped = text.strip()
             if (stripped and flagged(text, stripped, bool(ids))) or not (stripped or ids):
-                return False
-        if waiting or armed:
-            return False  # pending calls (an info finding), or a turn that may be a partial
-        return not (last == ASSISTANT and last_text is not None and last_text[-1].isspace())
+                break
+        else:
+            # pending calls (an info finding), or a final turn that may be a partial
+            doubt = bool(waiting or armed) or (
+                last == ASSISTANT and last_text is not None and last_text[-1].isspace()
+            )
+        if doubt and cut:
+            index = cut[0]
+            assert isinstance(index, int)
+            self.cut, self.before = index, frozenset(order[:before])
+        return not doubt
 
 
 def crosses(conversation: Conversation, before: frozenset[Hashable]) -> bool:

@@ -26,7 +26,7 @@ from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Tur
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.readers.listing import Element, Listing, built, listings, sample
+from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
 from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
@@ -172,7 +172,7 @@ def _documents(
     """Each conversation's elements with its top-level ``system`` (None if absent) and where
     that sits (a document's, or each line's in Bedrock-style fine-tuning JSONL);
     conversations ``screen`` proves clean are left out."""
-    cut = None if screen is None else (lambda items: screen.build_from(*_plain_turns(items)))
+    cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
     for listing in listings(source, KEYS, per_line, cut):
         holder = listing.holder
         if holder is None:
@@ -182,31 +182,34 @@ def _documents(
         yield listing, system, holder.at("system")
 
 
-def _plain_turns(items: list[Any]) -> tuple[list[Turn | None], list[int]]:
+def _plain_turns(items: list[Any]) -> list[Turn | None]:
     """The turns of a conversation of MessageParams holding text, signed thinking and
     id-paired tool blocks, read the way ``_conversation`` reads them, up to a message
-    holding anything else (None: Cline/Roo bookkeeping, unsigned thinking, other blocks);
-    and the message of each turn.
+    holding anything else (None: Cline/Roo bookkeeping, unsigned thinking, other blocks).
 
     The top-level ``system`` is left out: no rule reads system text.
     """
     turns: list[Turn | None] = []
-    at: list[int] = []
     for index, item in enumerate(items):
-        found: list[Turn] | None = None
-        if isinstance(item, dict) and len(item) == 2:
-            role, content = item.get("role"), item.get("content")
-            if role == "assistant":
-                turn = _assistant_turn(content)
-                found = None if turn is None else [turn]
-            elif role == "user":
-                found = _user_turns(content)
-        if found is None:
-            turns.append(None)
+        if not isinstance(item, dict) or len(item) != 2:
             break
-        turns.extend(found)
-        at.extend([index] * len(found))
-    return turns, at
+        role, content = item.get("role"), item.get("content")
+        if role == "assistant":
+            turn = _assistant_turn(content)
+            if turn is None:
+                break
+            turns.append(turn)
+        elif role == "user":
+            found = _user_turns(content, index)
+            if found is None:
+                break
+            turns.extend(found)
+        else:
+            break
+    else:
+        return turns
+    turns.append(None)
+    return turns
 
 
 def _assistant_turn(content: Any) -> Turn | None:
@@ -232,11 +235,11 @@ def _signed(block: dict[str, Any]) -> bool:
     return isinstance(signature, str) and bool(signature)
 
 
-def _user_turns(content: Any) -> list[Turn] | None:
+def _user_turns(content: Any, index: int) -> list[Turn] | None:
     """The message's results (they all sit in this one message), then the message itself
     when it also holds a prompt (or nothing at all)."""
     if isinstance(content, str):
-        return [(OTHER, None, ())]
+        return [(OTHER, None, (index,))]
     if not isinstance(content, list):
         return None
     turns: list[Turn] = []
@@ -249,7 +252,7 @@ def _user_turns(content: Any) -> list[Turn] | None:
             prompt = True
         else:
             return None
-    return [*turns, (OTHER, None, ())] if prompt else turns
+    return [*turns, (OTHER, None, (index,))] if prompt else turns
 
 
 def _conversation(listing: Listing, system: Any, origin: Origin, reader: Reader) -> Conversation:

@@ -128,10 +128,9 @@ class GeminiCheckpointReader(Reader):
         items, base = found
         start, before = 0, frozenset[Hashable]()
         if screen is not None:
-            cut = screen.build_from(*_plain_turns(items))
-            if cut is None:
-                return []  # proven clean
-            start, before = cut
+            if screen.clean(_plain_turns(items)):
+                return []
+            start, before = screen.cut, screen.before
         conversation = self._conversation(items, base, start)
         if start and crosses(conversation, before):
             conversation = self._conversation(items, base, 0)
@@ -150,36 +149,32 @@ TEXT_KEYS = frozenset({"text", "thoughtSignature"})
 CALL_KEYS = frozenset({"functionCall", "thoughtSignature"})
 
 
-def _plain_turns(items: list[Any]) -> tuple[list[Turn | None], list[int]]:
+def _plain_turns(items: list[Any]) -> list[Turn | None]:
     """The turns of a history of text and function-call Contents in strict user/model
     alternation, read the way ``read`` reads them, up to a Content that holds anything
-    else (None); and the Content of each turn.
+    else (None).
 
     Alternation means no coalescing and no prompt fused into a tool response (TD104); a
     model turn's first call must carry its signature (TD401).  Id-less calls pair with
     the next Content's responses by name, so they get ids made of their turn and name.
     """
     turns: list[Turn | None] = []
-    at: list[int] = []
     previous = None
     for index, item in enumerate(items):
-        found = _content_turns(item, index, previous)
-        if found is None:
-            turns.append(None)
+        if not isinstance(item, dict) or len(item) != 2 or item.get("role") == previous:
             break
-        previous = item["role"]
+        role, parts = item.get("role"), item.get("parts")
+        if _role(item) is None or not isinstance(parts, list) or not parts:
+            break
+        previous = role
+        found = _model_turn(parts, index) if role == "model" else _user_turns(parts, index)
+        if found is None:
+            break
         turns.extend(found)
-        at.extend([index] * len(found))
-    return turns, at
-
-
-def _content_turns(item: Any, index: int, previous: object) -> list[Turn] | None:
-    if not isinstance(item, dict) or len(item) != 2 or item.get("role") == previous:
-        return None
-    role, parts = item.get("role"), item.get("parts")
-    if _role(item) is None or not isinstance(parts, list) or not parts:
-        return None
-    return _model_turn(parts, index) if role == "model" else _user_turns(parts, index - 1)
+    else:
+        return turns
+    turns.append(None)
+    return turns
 
 
 def _model_turn(parts: list[Any], index: int) -> list[Turn] | None:
@@ -203,10 +198,11 @@ def _model_turn(parts: list[Any], index: int) -> list[Turn] | None:
     return [(ASSISTANT, text, tuple(ids))]
 
 
-def _user_turns(parts: list[Any], calling: int) -> list[Turn] | None:
+def _user_turns(parts: list[Any], index: int) -> list[Turn] | None:
     """One prompt (text parts only) or the results of the model Content before it."""
     if all(isinstance(p, dict) and p.keys() == {"text"} and isinstance(p["text"], str) for p in parts):
-        return [(OTHER, None, ())]
+        return [(OTHER, None, (index,))]
+    calling = index - 1
     turns: list[Turn] = []
     for part in parts:
         response = part.get("functionResponse") if isinstance(part, dict) else None

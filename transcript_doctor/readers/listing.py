@@ -8,11 +8,11 @@ gives each element its origin, so those readers only convert messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transcript_doctor.checks.plain import crosses
+from transcript_doctor.checks.plain import Screen, Turn, crosses
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, PartKind, Role
@@ -56,6 +56,11 @@ class Listing:
 # clean, else the first element to build from and the call ids of those before it.
 Cut = Callable[[list[Any]], tuple[int, frozenset[Hashable]] | None]
 WHOLE: tuple[int, frozenset[Hashable]] = (0, frozenset())  # build every element
+
+
+def screened(screen: Screen, turns: Iterable[Turn | None] | None) -> tuple[int, frozenset[Hashable]] | None:
+    """What a screen makes of a conversation's turns, as a :data:`Cut` says it."""
+    return None if screen.clean(turns) else (screen.cut, screen.before)
 
 
 def built(listing: Listing, make: Callable[[Listing], Conversation]) -> Conversation:
@@ -108,9 +113,9 @@ def listings(
         found = document_list(source.value, keys)
         if found is not None:
             items, base = found
-            listing = _listing(items, cut, base, None, Element(source.value, 0, 0, ""))
-            if listing is not None:
-                yield listing
+            verdict = cut(items) if cut is not None else WHOLE
+            if verdict is not None:
+                yield _listing(items, verdict, base, None, Element(source.value, 0, 0, ""))
         return
     if per_line:
         for line in source.lines:
@@ -119,16 +124,16 @@ def listings(
             if found is None:
                 continue
             items, base = found
-            label = f"conversation on line {line.number}"
-            holder = Element(record, line.number, line.index, "")
-            listing = _listing(items, cut, base, label, holder, line.number, line.index)
-            if listing is not None:
-                yield listing
+            verdict = cut(items) if cut is not None else WHOLE
+            if verdict is not None:
+                label = f"conversation on line {line.number}"
+                holder = Element(record, line.number, line.index, "")
+                yield _listing(items, verdict, base, label, holder, line.number, line.index)
         return
     read = [(line, record) for line in source.lines if (record := source.record(line)) is not None]
-    screened = cut([record for _, record in read]) if cut is not None else WHOLE
-    if screened is not None:
-        start, before = screened
+    verdict = cut([record for _, record in read]) if cut is not None else WHOLE
+    if verdict is not None:
+        start, before = verdict
 
         def whole(start: int = 0) -> list[Element]:
             return [Element(record, line.number, line.index, "") for line, record in read[start:]]
@@ -138,21 +143,18 @@ def listings(
 
 def _listing(
     items: list[Any],
-    cut: Cut | None,
+    verdict: tuple[int, frozenset[Hashable]],
     base: str,
     label: str | None,
     holder: Element,
     line: int = 0,
     record: int | None = None,
-) -> Listing | None:
-    """The listing of one message list, from where ``cut`` says (None: proven clean).
+) -> Listing:
+    """The listing of one message list, from where the screen's verdict says.
 
     Elements of a JSONL line share its line and record; a document's elements are
     records of their own, numbered by their index."""
-    screened = cut(items) if cut is not None else WHOLE
-    if screened is None:
-        return None
-    start, before = screened
+    start, before = verdict
 
     def whole(start: int = 0) -> list[Element]:
         return [

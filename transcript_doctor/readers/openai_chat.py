@@ -22,7 +22,7 @@ from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Tur
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Edit, Reader, Transcript
-from transcript_doctor.readers.listing import Element, Listing, built, listings, sample
+from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
 from transcript_doctor.source import Source, fingerprint
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -98,7 +98,7 @@ class OpenAIChatReader(Reader):
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         _, per_line = sample(source, KEYS)
-        cut = None if screen is None else (lambda items: screen.build_from(_plain_turns(items)))
+        cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, KEYS, per_line, cut)]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
@@ -223,35 +223,35 @@ def _plain_turns(items: list[Any]) -> list[Turn | None]:
     message, read the way ``_conversation`` reads them, up to a message holding anything
     else (None)."""
     turns: list[Turn | None] = []
-    for item in items:
-        turn = _plain_turn(item)
-        turns.append(turn)
-        if turn is None:
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or not PLAIN_KEYS.issuperset(item):
             break
+        role = item.get("role")
+        content = item.get("content")
+        if role == "tool":
+            call_id = item.get("tool_call_id")
+            if not isinstance(call_id, str):
+                break
+            turns.append((RESULT, None, (call_id,)))
+            continue
+        if role == "assistant":
+            calls = item.get("tool_calls")
+            ids: tuple[str, ...] = ()
+            if calls is not None:
+                if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
+                    break
+                ids = tuple(c["id"] for c in calls)
+            if not (content is None and ids) and not isinstance(content, str):
+                break
+            turns.append((ASSISTANT, content, ids))
+        elif role in ("system", "developer", "user"):
+            turns.append((OTHER, None, (index,)))  # text, media or parts: no rule reads them
+        else:
+            break
+    else:
+        return turns
+    turns.append(None)
     return turns
-
-
-def _plain_turn(item: Any) -> Turn | None:
-    if not isinstance(item, dict) or not PLAIN_KEYS.issuperset(item):
-        return None
-    role = item.get("role")
-    content = item.get("content")
-    if role == "tool":
-        call_id = item.get("tool_call_id")
-        return (RESULT, None, (call_id,)) if isinstance(call_id, str) else None
-    if role == "assistant":
-        calls = item.get("tool_calls")
-        ids: tuple[str, ...] = ()
-        if calls is not None:
-            if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
-                return None
-            ids = tuple(c["id"] for c in calls)
-        if not (content is None and ids) and not isinstance(content, str):
-            return None
-        return ASSISTANT, content, ids
-    if role in ("system", "developer", "user"):
-        return OTHER, None, ()  # text, media or parts: no rule reads them
-    return None
 
 
 def _has_id(call: Any) -> bool:
