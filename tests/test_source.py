@@ -115,19 +115,17 @@ def _refuse(text: str, at: int) -> tuple[object, int]:
 
 
 @pytest.mark.parametrize("depth", [1, 12])
-@pytest.mark.parametrize("skip", ["scanned", "stepped", "walked"])
+@pytest.mark.parametrize("skip", ["scanned", "walked"])
 def test_skipped_containers_end_where_the_walk_ends(
     depth: int, skip: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Containers are skipped by the C scanner (whole, or child by child in a large text),
-    or walked bracket by bracket where it refuses: each must end exactly where the
-    container does, brackets in strings, whitespace and multi-byte characters aside."""
+    """Containers are skipped (and arrays indexed) by the C scanner, or walked bracket by
+    bracket where it refuses: each must end exactly where the container does, brackets
+    in strings, whitespace and multi-byte characters aside."""
     if skip == "walked":
         monkeypatch.setattr(jsonspan, "_SCAN", _refuse)
     else:  # no walk to fall back on: the scanner's own result is what is checked
         monkeypatch.setattr(jsonspan, "_BRACKET", re.compile(b"(?!)"))
-    if skip == "stepped":
-        monkeypatch.setattr(jsonspan, "SCAN_WHOLE", 0)
     inner = b'{"s": "a\\"]}[{ \\\\", "n" :\n [1, 2.5e3 , null,true], "e": { }, "a": [ ], "u": "\xc3\xa9"}'
     for _ in range(depth):
         inner = b"[ " + inner + b', {"k": "]\xe2\x82\xac"}\r\n ]'

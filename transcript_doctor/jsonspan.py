@@ -25,12 +25,9 @@ _BRACKET = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 # (typeshed does not declare the decoder's ``scan_once``, the C scanner it makes itself)
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-# Texts up to this size have their containers scanned whole; beyond it child by child.
-SCAN_WHOLE = 8 << 20
 
-
-# Containers this deep are only skipped over when a text is indexed, and indexed when a
-# pointer first goes into them: a finding needs one element of the message list, not
+# Containers this deep are indexed when a pointer first goes into them (arrays one level
+# when met: see :func:`_listed`): a finding needs one element of the message list, not
 # every value of a 100 MB document.
 EAGER_DEPTH = 1
 ARRAY, OBJECT, SCALAR = 0, 1, 2
@@ -84,13 +81,17 @@ class Span:
 def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
     """Index the JSON text ``data[start:end]`` (containers below ``EAGER_DEPTH`` lazily)."""
     stop = len(data) if end is None else end
+    text: list[str] = []  # the latin-1 text of data[start:stop], made when first needed
+    if data[start : start + 1] == b"[":
+        listed = _listed(data, start, _latin(data, start, stop, text), start)
+        if listed is not None:
+            return listed
     stack: list[Span] = []
     expect_key: list[bool] = []
     keys: list[tuple[str, int]] = []
     root: Span | None = None
     search = _TOKEN.search
     pos = start
-    text: list[str] = []  # the latin-1 text of data[start:stop], made on the first skip
     while True:
         match = search(data, pos, stop)
         if match is None:
@@ -115,8 +116,14 @@ def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
         if head in (0x7B, 0x5B):  # { [
             kind = OBJECT if head == 0x7B else ARRAY
             if len(stack) >= EAGER_DEPTH:
-                pos = _skip(data, match.start(), stop, start, text)
-                span = Span(match.start(), kind, pos, data)
+                span = (
+                    _listed(data, match.start(), _latin(data, start, stop, text), start)
+                    if kind == ARRAY
+                    else None
+                )
+                if span is None:
+                    span = Span(match.start(), kind, _skip(data, match.start(), stop, start, text), data)
+                pos = span.end
             else:
                 span = Span(match.start(), kind)
         else:
@@ -141,21 +148,59 @@ def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
     return root
 
 
+def _latin(data: bytes, start: int, stop: int, text: list[str]) -> str:
+    """The latin-1 text of ``data[start:stop]``, made once per indexed text (``text``)."""
+    if not text:
+        text.append(codecs.latin_1_decode(memoryview(data)[start:stop])[0])
+    return text[0]
+
+
+def _listed(data: bytes, at: int, text: str, offset: int) -> Span | None:
+    """The array opening at ``at`` with its elements indexed (``text`` is the latin-1
+    text of the bytes from ``offset``), or None where the scanner refuses one.
+
+    Arrays are message lists: a lookup goes into one of their elements, so they are
+    indexed when met rather than skipped and indexed again.  Each element is scanned on
+    its own, so the values built at once stay the size of one message.
+    """
+    try:
+        return _array(data, at, text, offset)
+    except (StopIteration, ValueError, RecursionError, IndexError):
+        return None
+
+
+def _array(data: bytes, at: int, text: str, start: int) -> Span:
+    root = Span(at, ARRAY)
+    items = root._items
+    assert items is not None
+    pos = _space(text, at - start + 1)
+    if text[pos] != "]":
+        while True:
+            head = text[pos]
+            end = _SCAN(text, pos)[1]
+            if head in "[{":
+                items.append(Span(pos + start, ARRAY if head == "[" else OBJECT, end + start, data))
+            else:
+                items.append(Span(pos + start, SCALAR, end + start))
+            pos = _space(text, end)
+            if text[pos] != ",":
+                break
+            pos = _space(text, pos + 1)
+    if text[pos] != "]":
+        raise ValueError("no comma between values")
+    root.end = pos + 1 + start
+    return root
+
+
 def _skip(data: bytes, at: int, stop: int, start: int, text: list[str]) -> int:
     """The end of the container opening at ``at``, the text indexed being ``data[start:stop]``.
 
     The C scanner skips it (building values that are dropped: still several times faster
-    than matching brackets in Python).  In a large text the container may be most of the
-    document, so its children are scanned one at a time: the values built at once stay
-    the size of one child.  What the scanner refuses (nesting beyond the recursion limit,
-    integers beyond ``int``'s digit limit) is walked bracket by bracket.
+    than matching brackets in Python); what it refuses (nesting beyond the recursion
+    limit, integers beyond ``int``'s digit limit) is walked bracket by bracket.
     """
-    if not text:
-        text.append(codecs.latin_1_decode(memoryview(data)[start:stop])[0])
     try:
-        if stop - start <= SCAN_WHOLE:
-            return _SCAN(text[0], at - start)[1] + start
-        return _step(text[0], at - start) + start
+        return _SCAN(_latin(data, start, stop, text), at - start)[1] + start
     except (StopIteration, ValueError, RecursionError, IndexError):
         pass
     depth = 0
@@ -168,26 +213,6 @@ def _skip(data: bytes, at: int, stop: int, start: int, text: list[str]) -> int:
             if depth == 0:
                 return match.end()
     raise ValueError("unbalanced JSON text")
-
-
-def _step(text: str, at: int) -> int:
-    """The end of the container opening at ``text[at]``, its children scanned one by one."""
-    close = "}" if text[at] == "{" else "]"
-    pos = _space(text, at + 1)
-    if text[pos] == close:
-        return pos + 1
-    while True:
-        if close == "}":
-            pos = _space(text, _SCAN(text, pos)[1])  # the key, up to its colon
-            if text[pos] != ":":
-                raise ValueError("no colon after a key")
-            pos = _space(text, pos + 1)
-        pos = _space(text, _SCAN(text, pos)[1])
-        if text[pos] == close:
-            return pos + 1
-        if text[pos] != ",":
-            raise ValueError("no comma between values")
-        pos = _space(text, pos + 1)
 
 
 def _space(text: str, pos: int) -> int:
