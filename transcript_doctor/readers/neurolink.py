@@ -39,7 +39,7 @@ from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 from transcript_doctor.readers import listing as rows
 from transcript_doctor.readers._neurolink_pairing import AdjacencyPairing
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.readers.listing import WHOLE, Element, Listing, listings, sample
+from transcript_doctor.readers.listing import Element, Listing, listings, sample, screened
 from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
@@ -283,9 +283,8 @@ class NeurolinkReader(Reader):
         _, per_line = sample(source, KEYS)
         value = source.value if source.container is Container.JSON else None
 
-        cut = (
-            None if screen is None else (lambda items: None if screen.clean(_turns(items, value)) else WHOLE)
-        )
+        # Its prompts carry no index: a doubted conversation is built whole.
+        cut = None if screen is None else (lambda items: screened(screen, _turns(items, value)))
         return [self._conversation(listing, value) for listing in listings(source, KEYS, per_line, cut)]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
