@@ -579,9 +579,9 @@ def test_a_doubted_conversation_is_built_from_the_cut(
     name, data = _document(layout, messages)
     assert tuple(f["rule"] for f in both(name, data)) == rules
     source = sniff(name, data)
-    reader, _ = engine._choose(source, engine.Options(Selection.build(("ALL",)), _catalog()))
-    assert reader is not None
-    (built,) = reader.read_screened(source, Screen(_catalog()))
+    claim = readers.detect(source)
+    assert claim is not None
+    (built,) = claim[0].read_screened(source, Screen(_catalog()))
     first = next(m for m in built.messages if m.role is not Role.SYSTEM)
     assert first.origin.pointer == ("/messages" if layout != "gemini" else "") + f"/{start}"
 

@@ -159,9 +159,9 @@ def _listed(data: bytes, at: int, text: str, offset: int) -> Span | None:
     """The array opening at ``at`` with its elements indexed (``text`` is the latin-1
     text of the bytes from ``offset``), or None where the scanner refuses one.
 
-    Arrays are message lists: a lookup goes into one of their elements, so they are
-    indexed when met rather than skipped and indexed again.  Each element is scanned on
-    its own, so the values built at once stay the size of one message.
+    Messages sit in arrays: a lookup goes into one of their elements, so they are indexed
+    when met rather than skipped and indexed again.  Each element is scanned on its own,
+    so the values built at once stay the size of one message.
     """
     try:
         return _array(data, at, text, offset)
