@@ -597,3 +597,39 @@ def test_a_message_the_screen_does_not_know_ends_the_screened_part() -> None:
     assert reader is not None
     (built,) = reader.read_screened(sniff(name, data), Screen(_catalog()))
     assert built.messages[0].origin.pointer == "/messages/8"
+
+
+# openworker sessions after three exchanges (ids "call_0" each time when ``reused``, as
+# Gemini writes them), with their rules and the line the conversation is built from.
+OW_CUTS: list[tuple[bool, list[dict[str, object]], tuple[str, ...], int]] = [
+    (False, [_ow("user", "Go", ts=9.5), _ow_call("d"), REPLY, ERROR], ("TD301", "TD101"), 12),
+    (
+        False,
+        [_ow("user", "Go", ts=9.5), _ow_call("d"), _ow_result("d"), _ow_result("a"), REPLY],
+        ("TD303",),
+        0,
+    ),
+    (
+        True,
+        [_ow("user", "Go", ts=9.5), _ow_call("call_0"), _ow_result("call_0"), REPLY, ERROR],
+        ("TD101",),
+        0,
+    ),
+]
+
+
+@pytest.mark.parametrize(("reused", "damage", "rules", "start"), OW_CUTS)
+def test_a_doubted_openworker_session_is_built_from_the_cut(
+    reused: bool, damage: list[dict[str, object]], rules: tuple[str, ...], start: int
+) -> None:
+    session = []
+    for number, call in enumerate("abc"):
+        call_id = "call_0" if reused else call
+        session += [_ow("user", "Go", ts=number + 0.5), _ow_call(call_id), _ow_result(call_id), REPLY]
+    data = "".join(json.dumps(line) + "\n" for line in session + damage).encode()
+    name = "conversations/s1.jsonl"
+    assert tuple(f["rule"] for f in both(name, data)) == rules
+    reader = readers.by_name("openworker")
+    assert reader is not None
+    (built,) = reader.read_screened(sniff(name, data), Screen(_catalog()))
+    assert built.messages[0].origin.record == start

@@ -40,7 +40,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.checks.plain import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
+from transcript_doctor.checks.plain import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn, crosses
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import listing
@@ -85,11 +85,20 @@ class OpenworkerReader(Reader):
         return [_Builder(source).build(self.dialect)]
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        """Lines are streamed to the screen first; the model is built only if it doubts
-        (then the lines it read are parsed again)."""
-        if screen is not None and screen.clean(_turns(source)):
+        """Lines are streamed to the screen first; the model is built only if it doubts,
+        from the line it cuts at (those lines are parsed again).
+
+        Built from a cut, a call id used before it is not renamed (``_CallIds``): such
+        a conversation names a call id of the part before it and is built whole.
+        """
+        if screen is None:
+            return self.read(source)
+        if screen.clean(_turns(source)):
             return []
-        return self.read(source)
+        conversation = _Builder(source).build(self.dialect, screen.cut)
+        if screen.cut and crosses(conversation, screen.before):
+            conversation = _Builder(source).build(self.dialect)
+        return [conversation]
 
     fixes = frozenset(
         {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, RemoveDuplicate}
@@ -144,7 +153,7 @@ def _turns(source: Source) -> Iterator[Turn | None]:
             turn = _assistant_turn(item)
             yield None if turn is None else (ASSISTANT, turn[0], tuple(ids.turn(line, turn[1])))
         elif role == "system":
-            yield OTHER, None, ()
+            yield OTHER, None, (line.index,)
         elif role == "user":
             # TD403 compares neighbouring prompts: different stamps are never copies.
             ts = item.get("ts")
@@ -152,7 +161,7 @@ def _turns(source: Source) -> Iterator[Turn | None]:
             yield (
                 None
                 if previous == "user" and (ts is None or stamp is None or ts == stamp)
-                else (OTHER, None, ())
+                else (OTHER, None, (line.index,))
             )
             stamp = ts
         else:
@@ -235,10 +244,11 @@ class _Builder:
         self.block: Message | None = None  # the run of `tool` lines being read: one API slot
         self.ids = _CallIds()
 
-    def build(self, dialect: Dialect) -> Conversation:
+    def build(self, dialect: Dialect, start: int = 0) -> Conversation:
+        """The conversation from line ``start`` on (a screen's cut; 0: all of it)."""
         # Unconfirmed: whether to lint messages before the compaction boundary.  It lives in
         # coworker.db (`sessions.compaction`), not in the JSONL, so the whole file is read.
-        for line in self.source.lines:
+        for line in self.source.lines[start:]:
             record = self.source.record(line)
             if isinstance(record, dict):
                 self._add(line, record)
