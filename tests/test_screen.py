@@ -633,3 +633,43 @@ def test_a_doubted_openworker_session_is_built_from_the_cut(
     assert reader is not None
     (built,) = reader.read_screened(sniff(name, data), Screen(_catalog()))
     assert built.messages[0].origin.record == start
+
+
+# NeuroLink rows after three exchanges (id-less calls when not ``ids``), with their rules
+# and the row the conversation is built from.
+NL_CUTS: list[tuple[bool, str, tuple[str, ...], int]] = [
+    (True, "unanswered", ("TD301",), 12),
+    (False, "unanswered", ("TD301",), 12),
+    (True, "answered-again", ("TD303",), 0),
+    (False, "displaced", ("TD304",), 12),
+]
+
+
+def _nl_exchange(n: int, ids: bool) -> list[dict[str, object]]:
+    call_id = f"c{n}" if ids else None
+    return [
+        _row("user", "Go", n),
+        _nl_call(n + 1, "w", call_id),
+        _nl_result(n + 2, "w", call_id),
+        _row("assistant", "Done", n + 3),
+    ]
+
+
+@pytest.mark.parametrize(("ids", "case", "rules", "start"), NL_CUTS)
+def test_a_doubted_neurolink_conversation_is_built_from_the_cut(
+    ids: bool, case: str, rules: tuple[str, ...], start: int
+) -> None:
+    rows = [r for n in (0, 4, 8) for r in _nl_exchange(n, ids)]
+    prompt, call, result, answer = _nl_exchange(12, ids)
+    if case == "unanswered":
+        rows += [prompt, call, _row("user", "Again", 16), _row("assistant", "Ok", 17)]
+    elif case == "answered-again":
+        rows += [prompt, call, result, _nl_result(16, "w", "c0"), answer]
+    else:
+        rows += [prompt, call, _row("user", "Wait", 16), result, answer]
+    data = conversation(rows).encode()
+    assert tuple(f["rule"] for f in both("conversation.json", data)) == rules
+    reader = readers.by_name("neurolink")
+    assert reader is not None
+    (built,) = reader.read_screened(sniff("conversation.json", data), Screen(_catalog()))
+    assert built.messages[0].origin.pointer == f"/messages/{start}"

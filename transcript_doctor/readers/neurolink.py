@@ -39,7 +39,7 @@ from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 from transcript_doctor.readers import listing as rows
 from transcript_doctor.readers._neurolink_pairing import AdjacencyPairing
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.readers.listing import Element, Listing, listings, sample, screened
+from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
 from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
@@ -162,10 +162,10 @@ def _turns(items: list[Any], document: Any) -> Iterator[Turn | None]:
         if role == "user":
             key = (text, item.get("id"), item.get("timestamp"))
             identified = key[1] is not None or key[2] is not None
-            yield None if identified and key == prompt else (OTHER, None, ())
+            yield None if identified and key == prompt else (OTHER, None, (index,))
             prompt = key if identified else None
         elif role == "system":
-            yield OTHER, None, ()
+            yield OTHER, None, (index,)
             prompt = None
         elif text is not None and (text.strip() or not _tool_activity(item)):
             yield ASSISTANT, text, ()  # (an empty row with tool activity is dropped)
@@ -283,9 +283,11 @@ class NeurolinkReader(Reader):
         _, per_line = sample(source, KEYS)
         value = source.value if source.container is Container.JSON else None
 
-        # Its prompts carry no index: a doubted conversation is built whole.
         cut = None if screen is None else (lambda items: screened(screen, _turns(items, value)))
-        return [self._conversation(listing, value) for listing in listings(source, KEYS, per_line, cut)]
+        return [
+            built(found, lambda listing: self._conversation(listing, value))
+            for found in listings(source, KEYS, per_line, cut)
+        ]
 
     def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
         """Every repair is a row edit of the message list (rows have no links)."""
@@ -315,11 +317,13 @@ class NeurolinkReader(Reader):
         return super().apply(transcript, action, edit)
 
     def _conversation(self, listing: Listing, document: Any) -> Conversation:
+        """The replayed rows; a listing cut by the screen starts after the summary cut
+        already (the screen reads only replayed rows)."""
         elements = listing.elements
-        start = _replay_start(document, [e.value for e in elements])
+        start = 0 if listing.start else _replay_start(document, [e.value for e in elements])
         builder = _Builder()
         for position in range(start, len(elements)):
-            builder.add(elements[position], position)
+            builder.add(elements[position], listing.start + position)
         base = elements[0].pointer.rsplit("/", 1)[0] if elements else ""
         return Conversation(builder.messages, self.dialect, label=listing.label, ref=base)
 
