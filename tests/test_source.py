@@ -95,7 +95,7 @@ def test_spans_resolve_pointers_to_lines() -> None:
     root = jsonspan.index(data)
     span = jsonspan.resolve(root, "/messages/1/b/1/c~1d")
     assert data[span.start : span.end] == b'"x"'
-    assert jsonspan.line_of(data, jsonspan.resolve(root, "/messages/1").start) == 4
+    assert data.count(b"\n", 0, jsonspan.resolve(root, "/messages/1").start) == 3
     assert jsonspan.join("messages", 1, "c/d", "~") == "/messages/1/c~1d/~0"
 
 

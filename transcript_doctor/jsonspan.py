@@ -255,10 +255,6 @@ def join(*tokens: str | int) -> str:
     return pointer
 
 
-def line_of(data: bytes, offset: int) -> int:
-    return data.count(b"\n", 0, offset) + 1
-
-
 class LineIndex:
     """Line numbers of many offsets in one text without recounting from the start."""
 

@@ -243,7 +243,7 @@ class Source:
         if self._lines_index is None:
             self._lookups += 1
             if self._lookups <= FEW_LOOKUPS:  # a few findings: counting beats indexing every line
-                return jsonspan.line_of(self.data, offset)
+                return _line_of(self.data, offset)
             self._lines_index = jsonspan.LineIndex(self.data)
         return self._lines_index.line_of(offset)
 

@@ -39,7 +39,7 @@ damaged turn costs about what its tail does.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks.turns import ABANDONING_NOTICES
@@ -144,6 +144,15 @@ class Screen:
             assert isinstance(index, int)
             self.cut, self.before = index, frozenset(order[:before])
         return not doubt
+
+
+def from_cut(screen: Screen, build: Callable[[int], Conversation]) -> Conversation:
+    """The conversation a screen doubted, built from its cut (``build`` takes the first
+    message), or whole when the part after the cut names a call id of the part before."""
+    conversation = build(screen.cut)
+    if screen.cut and crosses(conversation, screen.before):
+        conversation = build(0)
+    return conversation
 
 
 def crosses(conversation: Conversation, before: frozenset[Hashable]) -> bool:

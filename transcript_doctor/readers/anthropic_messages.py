@@ -182,34 +182,30 @@ def _documents(
         yield listing, system, holder.at("system")
 
 
-def _plain_turns(items: list[Any]) -> list[Turn | None]:
+def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
     """The turns of a conversation of MessageParams holding text, signed thinking and
     id-paired tool blocks, read the way ``_conversation`` reads them, up to a message
     holding anything else (None: Cline/Roo bookkeeping, unsigned thinking, other blocks).
+    Lazily: the screen stops reading at its first doubt.
 
     The top-level ``system`` is left out: no rule reads system text.
     """
-    turns: list[Turn | None] = []
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or len(item) != 2:
-            break
-        role, content = item.get("role"), item.get("content")
-        if role == "assistant":
-            turn = _assistant_turn(content)
-            if turn is None:
-                break
-            turns.append(turn)
-        elif role == "user":
-            found = _user_turns(content, index)
-            if found is None:
-                break
-            turns.extend(found)
-        else:
-            break
-    else:
-        return turns
-    turns.append(None)
-    return turns
+        found = _message_turns(item, index)
+        if found is None:
+            yield None
+            return
+        yield from found
+
+
+def _message_turns(item: Any, index: int) -> list[Turn] | None:
+    if not isinstance(item, dict) or len(item) != 2:
+        return None
+    role, content = item.get("role"), item.get("content")
+    if role == "assistant":
+        turn = _assistant_turn(content)
+        return None if turn is None else [turn]
+    return _user_turns(content, index) if role == "user" else None
 
 
 def _assistant_turn(content: Any) -> Turn | None:

@@ -8,7 +8,7 @@ on a turn's first ``functionCall`` is a real absence (TD401).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from transcript_doctor.actions import (
@@ -19,7 +19,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn, crosses
+from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.editing import EditError, JsonText
 from transcript_doctor.jsonspan import join
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
@@ -126,15 +126,11 @@ class GeminiCheckpointReader(Reader):
         if found is None:
             return []
         items, base = found
-        start, before = 0, frozenset[Hashable]()
-        if screen is not None:
-            if screen.clean(_plain_turns(items)):
-                return []
-            start, before = screen.cut, screen.before
-        conversation = self._conversation(items, base, start)
-        if start and crosses(conversation, before):
-            conversation = self._conversation(items, base, 0)
-        return [conversation]
+        if screen is None:
+            return [self._conversation(items, base, 0)]
+        if screen.clean(_plain_turns(items)):
+            return []
+        return [from_cut(screen, lambda start: self._conversation(items, base, start))]
 
     def _conversation(self, items: list[Any], base: str, start: int) -> Conversation:
         messages: list[Message] = []
@@ -149,32 +145,32 @@ TEXT_KEYS = frozenset({"text", "thoughtSignature"})
 CALL_KEYS = frozenset({"functionCall", "thoughtSignature"})
 
 
-def _plain_turns(items: list[Any]) -> list[Turn | None]:
+def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
     """The turns of a history of text and function-call Contents in strict user/model
     alternation, read the way ``read`` reads them, up to a Content that holds anything
-    else (None).
+    else (None).  Lazily: the screen stops reading at its first doubt.
 
     Alternation means no coalescing and no prompt fused into a tool response (TD104); a
     model turn's first call must carry its signature (TD401).  Id-less calls pair with
     the next Content's responses by name, so they get ids made of their turn and name.
     """
-    turns: list[Turn | None] = []
     previous = None
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or len(item) != 2 or item.get("role") == previous:
-            break
-        role, parts = item.get("role"), item.get("parts")
-        if _role(item) is None or not isinstance(parts, list) or not parts:
-            break
-        previous = role
-        found = _model_turn(parts, index) if role == "model" else _user_turns(parts, index)
+        found = _content_turns(item, index, previous)
         if found is None:
-            break
-        turns.extend(found)
-    else:
-        return turns
-    turns.append(None)
-    return turns
+            yield None
+            return
+        previous = item["role"]
+        yield from found
+
+
+def _content_turns(item: Any, index: int, previous: object) -> list[Turn] | None:
+    if not isinstance(item, dict) or len(item) != 2 or item.get("role") == previous:
+        return None
+    role, parts = item.get("role"), item.get("parts")
+    if _role(item) is None or not isinstance(parts, list) or not parts:
+        return None
+    return _model_turn(parts, index) if role == "model" else _user_turns(parts, index)
 
 
 def _model_turn(parts: list[Any], index: int) -> list[Turn] | None:

@@ -7,6 +7,7 @@ has (tool roles, ``tool_calls``, ``image_url`` parts…) or nothing only Anthrop
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from transcript_doctor.actions import (
@@ -218,40 +219,38 @@ class OpenAIChatReader(Reader):
         )
 
 
-def _plain_turns(items: list[Any]) -> list[Turn | None]:
+def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
     """The turns of a conversation of text messages and id-paired tool exchanges, one per
     message, read the way ``_conversation`` reads them, up to a message holding anything
-    else (None)."""
-    turns: list[Turn | None] = []
+    else (None).  Lazily: the screen stops reading at its first doubt."""
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or not PLAIN_KEYS.issuperset(item):
-            break
-        role = item.get("role")
-        content = item.get("content")
-        if role == "tool":
-            call_id = item.get("tool_call_id")
-            if not isinstance(call_id, str):
-                break
-            turns.append((RESULT, None, (call_id,)))
-            continue
-        if role == "assistant":
-            calls = item.get("tool_calls")
-            ids: tuple[str, ...] = ()
-            if calls is not None:
-                if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
-                    break
-                ids = tuple(c["id"] for c in calls)
-            if not (content is None and ids) and not isinstance(content, str):
-                break
-            turns.append((ASSISTANT, content, ids))
-        elif role in ("system", "developer", "user"):
-            turns.append((OTHER, None, (index,)))  # text, media or parts: no rule reads them
-        else:
-            break
-    else:
-        return turns
-    turns.append(None)
-    return turns
+        turn = _plain_turn(item, index)
+        yield turn
+        if turn is None:
+            return
+
+
+def _plain_turn(item: Any, index: int) -> Turn | None:
+    if not isinstance(item, dict) or not PLAIN_KEYS.issuperset(item):
+        return None
+    role = item.get("role")
+    content = item.get("content")
+    if role == "tool":
+        call_id = item.get("tool_call_id")
+        return (RESULT, None, (call_id,)) if isinstance(call_id, str) else None
+    if role == "assistant":
+        calls = item.get("tool_calls")
+        ids: tuple[str, ...] = ()
+        if calls is not None:
+            if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
+                return None
+            ids = tuple(c["id"] for c in calls)
+        if not (content is None and ids) and not isinstance(content, str):
+            return None
+        return ASSISTANT, content, ids
+    if role in ("system", "developer", "user"):
+        return OTHER, None, (index,)  # text, media or parts: no rule reads them
+    return None
 
 
 def _has_id(call: Any) -> bool:

@@ -40,7 +40,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.checks.plain import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn, crosses
+from transcript_doctor.checks.plain import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import listing
@@ -95,10 +95,7 @@ class OpenworkerReader(Reader):
             return self.read(source)
         if screen.clean(_turns(source)):
             return []
-        conversation = _Builder(source).build(self.dialect, screen.cut)
-        if screen.cut and crosses(conversation, screen.before):
-            conversation = _Builder(source).build(self.dialect)
-        return [conversation]
+        return [from_cut(screen, lambda start: _Builder(source).build(self.dialect, start))]
 
     fixes = frozenset(
         {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, RemoveDuplicate}
