@@ -282,7 +282,6 @@ class NeurolinkReader(Reader):
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         _, per_line = sample(source, KEYS)
         value = source.value if source.container is Container.JSON else None
-
         cut = None if screen is None else (lambda items: screened(screen, _turns(items, value)))
         return [
             built(found, lambda listing: self._conversation(listing, value))
