@@ -167,6 +167,19 @@ def _lines(data: bytes) -> Lines:
     return Lines(sniff("x.jsonl", data))
 
 
+def test_an_object_holding_a_key_twice_is_not_edited() -> None:
+    """Its earlier member is in no span (lookups give the last, as JSON.parse does), so
+    rebuilding its layout would copy bytes no report names: the edit is refused."""
+    data = b'{"calls": [{"id": "c1", "status": "ok", "status": "ok", "args": {}}]}'
+    text = JsonText(data)
+    assert data[text.span("/calls/0/status").start :].startswith(b'"ok", "args"')
+    for edit in (lambda: text.set_member("/calls/0", "result", []), lambda: text.remove("/calls/0/args")):
+        with pytest.raises(EditError, match="holds a key twice"):
+            edit()
+    text.insert("/calls", 1, {"id": "c2"})  # the array around it is edited as usual
+    assert splice(data, text.splices()).endswith(b'"args": {}}, {"id": "c2"}]}')
+
+
 def test_jsonl_remove_and_insert_keep_other_lines() -> None:
     data = b'{"a":1}\n{"b":2}\n{"c":3}\n'
     lines = _lines(data)

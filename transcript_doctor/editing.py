@@ -312,6 +312,8 @@ class JsonText:
             span = self.span(pointer)
             if span.items is None and span.members is None:
                 raise EditError(f"{pointer or '/'} is not an array or object")
+            if span.shadows:
+                raise EditError(f"{pointer or '/'} holds a key twice: its members are not edited")
             self._containers[pointer] = _Container(span, self.depth(pointer))
         return self._containers[pointer]
 

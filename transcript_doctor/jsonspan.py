@@ -40,13 +40,16 @@ class Span:
     other kinds; a deep container fills them on first access.
     """
 
-    __slots__ = ("_data", "_items", "_members", "end", "key_start", "kind", "start")
+    __slots__ = ("_data", "_items", "_members", "end", "key_start", "kind", "shadows", "start")
 
     def __init__(self, start: int, kind: int = SCALAR, end: int = -1, data: bytes | None = None) -> None:
         self.start = start
         self.end = end
         self.kind = kind
         self.key_start = -1
+        # An object holding one key twice: ``members`` keeps the last (as JSON.parse does),
+        # so the earlier member is in no span and the object's layout cannot be edited.
+        self.shadows = False
         self._data = data  # set while the container's children are not indexed yet
         self._items: list[Span] | None = [] if kind == ARRAY and data is None else None
         self._members: dict[str, Span] | None = {} if kind == OBJECT and data is None else None
@@ -67,6 +70,7 @@ class Span:
         assert self._data is not None
         full = index(self._data, self.start, self.end)
         self._items, self._members, self._data = full._items, full._members, None
+        self.shadows = full.shadows
 
     def child(self, token: str) -> Span:
         if self.kind == ARRAY:
@@ -136,6 +140,7 @@ def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
             else:
                 key, span.key_start = keys[-1]
                 assert parent._members is not None
+                parent.shadows = parent.shadows or key in parent._members
                 parent._members[key] = span
         else:
             root = span

@@ -23,7 +23,7 @@ from functools import cache
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mutate import MUTATIONS, damage
+from mutate import MUTATIONS, damage, duplicate_line
 from support import FIXTURES, _catalog, assert_accounted
 
 from transcript_doctor import engine, fixer
@@ -101,3 +101,14 @@ def test_hypothesis_damage(path, mutations, other) -> None:  # type: ignore[no-u
 def test_every_fixture_as_is() -> None:
     for path in FILES:
         check(path.name, path.read_bytes())
+
+
+def test_a_key_duplicated_inside_a_tool_call_is_never_copied() -> None:
+    """Found by the long run: a duplicated ``"status"`` line in a Gemini CLI tool call; the
+    inserted result used to rebuild the object around a member no span held, writing a
+    third copy of it that no report named.  Such an object is not edited."""
+    path = FIXTURES / "gemini-cli" / "codemie-file-ops-damaged.json"
+    data = duplicate_line(path.read_bytes(), random.Random(2352), b"")
+    check(path.name, data)
+    outcome = fixer.fix_bytes(path.name, data, _options())
+    assert any("holds a key twice" in note for note in outcome.rolled_back)
