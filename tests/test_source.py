@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 
 import orjson
 import pytest
@@ -169,3 +171,57 @@ def test_detection_parses_the_head_once(monkeypatch: pytest.MonkeyPatch) -> None
     assert readers.detect(source) is not None
     assert len(parsed) == HEAD_RECORDS
     assert source.head(2) == [{"role": "user", "content": "m0"}, {"role": "user", "content": "m1"}]
+
+
+_MESSAGES = [
+    {"role": "user", "content": 'caf\u00e9 \u2028 "quoted" \\ [1]'},
+    {"role": "assistant", "content": [{"type": "text", "text": "a\nb"}, {"type": "x", "n": 2.5, "e": []}]},
+    {"empty": {}, "list": [1, [2, {}]], "null": None, "t": True},
+]
+
+
+def _stringify(value: object) -> bytes:  # JSON.stringify(value): compact, no escapes of non-ASCII
+    return orjson.dumps(value)
+
+
+def _pretty(value: object) -> bytes:  # JSON.stringify(value, null, 2)
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+
+
+def _python(indent: int, ascii_only: bool) -> Callable[[object], bytes]:
+    return lambda value: json.dumps(value, indent=indent, ensure_ascii=ascii_only).encode()
+
+
+@pytest.mark.parametrize(
+    ("write", "compared"),
+    [
+        (_stringify, True),
+        (_pretty, True),
+        (_python(2, False), True),
+        (_python(2, True), False),  # \\u escapes: not what orjson writes
+        (_python(4, False), False),
+        (lambda v: _pretty(v).replace(b"\n", b"\r\n"), False),
+        (lambda v: _stringify(v).replace(b"2.5", b"2.50"), False),  # a number written otherwise
+        (lambda v: _stringify(v).replace(b'{"role":"user",', b'{"role":"x","role":"user",'), False),
+    ],
+)
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_serialized_lists_are_indexed_as_scanned(
+    write: Callable[[object], bytes], compared: bool, wrapped: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A message list whose bytes are its parsed value serialized is indexed by comparing
+    bytes: the spans are exactly the scanner's, and any other writing is scanned."""
+    data = write({"model": "m", "messages": _MESSAGES} if wrapped else _MESSAGES)
+    value = orjson.loads(data)
+    scanned = _all_spans(jsonspan.index(data))
+    matched: list[bool] = []
+    serialized = jsonspan._serialized
+
+    def spy(data: bytes, at: int, values: list[object]) -> object:
+        laid = serialized(data, at, values)
+        matched.append(laid is not None)
+        return laid
+
+    monkeypatch.setattr(jsonspan, "_serialized", spy)
+    assert _all_spans(jsonspan.index(data, value=value)) == scanned
+    assert matched == [compared]

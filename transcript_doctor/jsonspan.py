@@ -13,6 +13,8 @@ import codecs
 import json
 import re
 from collections.abc import Callable
+from functools import partial
+from itertools import accumulate, repeat
 from typing import Any
 
 import orjson
@@ -31,6 +33,7 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 # every value of a 100 MB document.
 EAGER_DEPTH = 1
 ARRAY, OBJECT, SCALAR = 0, 1, 2
+_UNKNOWN: Any = object()  # no parsed value given for a text
 
 
 class Span:
@@ -82,12 +85,16 @@ class Span:
         raise KeyError(token)
 
 
-def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
-    """Index the JSON text ``data[start:end]`` (containers below ``EAGER_DEPTH`` lazily)."""
+def index(data: bytes, start: int = 0, end: int | None = None, value: Any = _UNKNOWN) -> Span:
+    """Index the JSON text ``data[start:end]`` (containers below ``EAGER_DEPTH`` lazily).
+
+    ``value``, the text's parsed value when the caller has it, lets the message lists be
+    indexed by comparing them with their serialization (see :func:`_serialized`).
+    """
     stop = len(data) if end is None else end
     text: list[str] = []  # the latin-1 text of data[start:stop], made when first needed
     if data[start : start + 1] == b"[":
-        listed = _listed(data, start, _latin(data, start, stop, text), start)
+        listed = _listed(data, start, _latin(data, start, stop, text), start, value)
         if listed is not None:
             return listed
     stack: list[Span] = []
@@ -121,7 +128,13 @@ def index(data: bytes, start: int = 0, end: int | None = None) -> Span:
             kind = OBJECT if head == 0x7B else ARRAY
             if len(stack) >= EAGER_DEPTH:
                 span = (
-                    _listed(data, match.start(), _latin(data, start, stop, text), start)
+                    _listed(
+                        data,
+                        match.start(),
+                        _latin(data, start, stop, text),
+                        start,
+                        _member(value, stack, keys),
+                    )
                     if kind == ARRAY
                     else None
                 )
@@ -160,21 +173,35 @@ def _latin(data: bytes, start: int, stop: int, text: list[str]) -> str:
     return text[0]
 
 
-def _listed(data: bytes, at: int, text: str, offset: int) -> Span | None:
+def _member(value: Any, stack: list[Span], keys: list[tuple[str, int]]) -> Any:
+    """The parsed value of the root object's member being indexed, if known."""
+    if len(stack) == 1 and stack[0].kind == OBJECT and isinstance(value, dict):
+        return value.get(keys[-1][0], _UNKNOWN)
+    return _UNKNOWN
+
+
+def _listed(data: bytes, at: int, text: str, offset: int, value: Any = _UNKNOWN) -> Span | None:
     """The array opening at ``at`` with its elements indexed (``text`` is the latin-1
-    text of the bytes from ``offset``), or None where the scanner refuses one.
+    text of the bytes from ``offset``; ``value`` its parsed value if known), or None
+    where the scanner refuses one.
 
     Messages sit in arrays: a lookup goes into one of their elements, so they are indexed
     when met rather than skipped and indexed again.  Each element is scanned on its own,
     so the values built at once stay the size of one message.
     """
     try:
-        return _array(data, at, text, offset)
+        return _array(data, at, text, offset, value if isinstance(value, list) else None)
     except (StopIteration, ValueError, RecursionError, IndexError):
         return None
 
 
-def _array(data: bytes, at: int, text: str, start: int) -> Span:
+def _array(data: bytes, at: int, text: str, start: int, values: list[Any] | None) -> Span:
+    laid = None if values is None else _serialized(data, at, values)
+    if laid is not None:
+        end, starts, ends = laid
+        root = Span(at, ARRAY, end)
+        root._items = [_element(data, first, last) for first, last in zip(starts, ends, strict=True)]
+        return root
     root = Span(at, ARRAY)
     items = root._items
     assert items is not None
@@ -195,6 +222,55 @@ def _array(data: bytes, at: int, text: str, start: int) -> Span:
         raise ValueError("no comma between values")
     root.end = pos + 1 + start
     return root
+
+
+def _element(data: bytes, start: int, end: int) -> Span:
+    head = data[start]
+    if head in (0x5B, 0x7B):  # [ {
+        return Span(start, ARRAY if head == 0x5B else OBJECT, end, data)
+    return Span(start, SCALAR, end)
+
+
+_SPACES = re.compile(b" *")
+_INDENTED = partial(orjson.dumps, option=orjson.OPT_INDENT_2)
+
+
+def _serialized(data: bytes, at: int, values: list[Any]) -> tuple[int, list[int], list[int]] | None:
+    """The end of the array opening at ``at`` and where each element starts and ends,
+    when its bytes are exactly ``values`` as JSON.stringify writes them (compact, or
+    indented by two spaces; Python's json.dumps with ``ensure_ascii=False`` too); else
+    None.
+
+    Comparing bytes with a serialization costs a fraction of scanning them, and the
+    offsets follow from the lengths without a Python step per element.  Whatever the
+    writer did otherwise (escapes, number forms, a key twice) is a mismatch, scanned.
+    """
+    if not values:
+        return None
+    try:
+        if data[at + 1 : at + 2] == b"\n":
+            spaces = _SPACES.match(data, at + 2)
+            assert spaces is not None  # the pattern matches the empty string
+            inner = b"\n" + spaces.group()  # the elements' indentation; the bracket's is 2 less
+            pad = inner[:-2]
+            pieces = list(map(bytes.replace, map(_INDENTED, values), repeat(b"\n"), repeat(inner)))
+            head, sep, tail = b"[" + inner, b"," + inner, pad + b"]"
+        else:
+            pieces = list(map(orjson.dumps, values))
+            head, sep, tail = b"[", b",", b"]"
+    except TypeError:  # orjson.JSONEncodeError: a lone surrogate, nesting too deep
+        return None
+    lengths = list(map(len, pieces))
+    starts = list(accumulate(map(len(sep).__add__, lengths[:-1]), initial=at + len(head)))
+    ends = list(map(int.__add__, starts, lengths))
+    if not (
+        data.startswith(head, at)
+        and all(map(data.startswith, pieces, starts))
+        and all(map(data.startswith, repeat(sep), ends[:-1]))
+        and data.startswith(tail, ends[-1])
+    ):
+        return None
+    return ends[-1] + len(tail), starts, ends
 
 
 def _skip(data: bytes, at: int, stop: int, start: int, text: list[str]) -> int:

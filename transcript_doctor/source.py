@@ -230,7 +230,7 @@ class Source:
         if self._spans is None:
             from transcript_doctor import jsonspan
 
-            self._spans = jsonspan.index(self.data, 3 if self.bom else 0)
+            self._spans = jsonspan.index(self.data, 3 if self.bom else 0, value=self.value)
         return self._spans
 
     def line_at(self, pointer: str) -> int:
