@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from transcript_doctor import jsonspan, readers
-from transcript_doctor.source import HEAD_RECORDS, Container, NotJson, sniff
+from transcript_doctor.source import BOM, HEAD_RECORDS, Container, NotJson, sniff
 
 
 def test_jsonl_lines_keep_exact_spans_with_crlf_and_blank_lines() -> None:
@@ -225,3 +225,15 @@ def test_serialized_lists_are_indexed_as_scanned(
     monkeypatch.setattr(jsonspan, "_serialized", spy)
     assert _all_spans(jsonspan.index(data, value=value)) == scanned
     assert matched == [compared]
+
+
+def test_records_read_each_line_as_record_does() -> None:
+    """The streaming loop gives each line record()'s value and reports the same TD001
+    errors, for lines detection parsed first and for the BOM's line alike."""
+    data = BOM + b'{"a": 1}\n{"b": 2}\n\n{"torn": \n{"c": 3}\r\n[1]\n{"d": '
+    streamed, recorded = sniff("x.jsonl", data), sniff("x.jsonl", data)
+    streamed.head(2)
+    values = [(line.number, value) for line, value in streamed.records()]
+    assert values == [(line.number, recorded.record(line)) for line in recorded.lines]
+    assert values == [(1, {"a": 1}), (2, {"b": 2}), (4, None), (5, {"c": 3}), (6, [1]), (7, None)]
+    assert streamed.errors == recorded.errors and len(streamed.errors) == 3

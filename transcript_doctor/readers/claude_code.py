@@ -163,8 +163,7 @@ class ClaudeCodeReader(Reader):
 
     def read(self, source: Source) -> list[Conversation]:
         scan = _Scan(source)
-        for line in source.lines:
-            record = source.record(line)
+        for line, record in source.records():
             if isinstance(record, dict):
                 scan.add(line, record)
         return [scan.conversation(self.dialect)]

@@ -160,8 +160,7 @@ class CodexReader(Reader):
         start = 0 if kind == LEGACY else _last_compaction(source)
         for line in lines[:start]:
             source.record(line)  # only for TD001: the compaction replaces what they held
-        for line in lines[start:]:
-            record = source.record(line)
+        for line, record in source.records(lines[start:]):
             if not isinstance(record, dict):
                 continue
             if kind == LEGACY:

@@ -567,8 +567,8 @@ class GeminiCliReader(Reader):
 
     def _stream(self, source: Source) -> Conversation:
         replay = _Replay()
-        for line in source.lines:
-            _stream_record(replay, source.record(line), line)
+        for line, record in source.records():
+            _stream_record(replay, record, line)
         messages = _messages(replay.entries(source), replay.carrying)
         return Conversation(messages, self.dialect, ref=StreamRef(False, tuple(replay.rewinds)))
 

@@ -118,8 +118,7 @@ def listings(
                 yield _listing(items, verdict, base, None, Element(source.value, 0, 0, ""))
         return
     if per_line:
-        for line in source.lines:
-            record = source.record(line)
+        for line, record in source.records():
             found = document_list(record, keys) if isinstance(record, dict) else None
             if found is None:
                 continue
@@ -130,7 +129,7 @@ def listings(
                 holder = Element(record, line.number, line.index, "")
                 yield _listing(items, verdict, base, label, holder, line.number, line.index)
         return
-    read = [(line, record) for line in source.lines if (record := source.record(line)) is not None]
+    read = [(line, record) for line, record in source.records() if record is not None]
     verdict = cut([record for _, record in read]) if cut is not None else WHOLE
     if verdict is not None:
         start, before = verdict

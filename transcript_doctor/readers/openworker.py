@@ -134,8 +134,7 @@ def _turns(source: Source) -> Iterator[Turn | None]:
     previous = None  # the role of the last line that is replayed
     stamp: object = None  # its `ts`, when it is a prompt
     ids = _CallIds()
-    for line in source.lines:
-        item = source.record(line)
+    for line, item in source.records():
         if not isinstance(item, dict):
             continue
         role = item.get("role")
@@ -245,8 +244,7 @@ class _Builder:
         """The conversation from line ``start`` on (a screen's cut; 0: all of it)."""
         # Unconfirmed: whether to lint messages before the compaction boundary.  It lives in
         # coworker.db (`sessions.compaction`), not in the JSONL, so the whole file is read.
-        for line in self.source.lines[start:]:
-            record = self.source.record(line)
+        for line, record in self.source.records(self.source.lines[start:]):
             if isinstance(record, dict):
                 self._add(line, record)
         return Conversation(self.messages, dialect)

@@ -217,8 +217,7 @@ def _scan(source: Source) -> tuple[list[_Entry], dict[str, _Entry], dict[str, li
     entries: list[_Entry] = []
     first: dict[str, _Entry] = {}
     extra: dict[str, list[_Entry]] = {}
-    for line in source.lines:
-        record = source.record(line)
+    for line, record in source.records():
         if not isinstance(record, dict):
             continue
         entry = _entry(line, record)
