@@ -283,6 +283,7 @@ def _split_lines(data: bytes) -> list[Line]:
     lines: list[Line] = []
     append = lines.append
     find = data.find
+    new = tuple.__new__  # NamedTuple's own __new__ is a Python function: one call per line saved
     pos = 0
     number = 0
     size = len(data)
@@ -293,7 +294,7 @@ def _split_lines(data: bytes) -> list[Line]:
         stop = end - 1 if end > pos and data[end - 1] == 0x0D else end
         # Only a line that starts with whitespace can be blank: check those by stripping.
         if stop > pos and (data[pos] not in _WHITESPACE or data[pos:stop].strip()):
-            append(Line(len(lines), number, pos, stop))
+            append(new(Line, (len(lines), number, pos, stop)))
         pos = end + 1
     return lines
 
