@@ -191,21 +191,23 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
     The top-level ``system`` is left out: no rule reads system text.
     """
     for index, item in enumerate(items):
-        found = _message_turns(item, index)
-        if found is None:
+        if not isinstance(item, dict) or len(item) != 2:
             yield None
             return
-        yield from found
-
-
-def _message_turns(item: Any, index: int) -> list[Turn] | None:
-    if not isinstance(item, dict) or len(item) != 2:
-        return None
-    role, content = item.get("role"), item.get("content")
-    if role == "assistant":
-        turn = _assistant_turn(content)
-        return None if turn is None else [turn]
-    return _user_turns(content, index) if role == "user" else None
+        role, content = item.get("role"), item.get("content")
+        if role == "assistant":
+            turn = _assistant_turn(content)
+            yield turn
+            if turn is None:
+                return
+        elif role == "user" and isinstance(content, str):
+            yield OTHER, None, (index,)
+        else:
+            found = _user_turns(content, index) if role == "user" else None
+            if found is None:
+                yield None
+                return
+            yield from found
 
 
 def _assistant_turn(content: Any) -> Turn | None:
@@ -233,9 +235,7 @@ def _signed(block: dict[str, Any]) -> bool:
 
 def _user_turns(content: Any, index: int) -> list[Turn] | None:
     """The message's results (they all sit in this one message), then the message itself
-    when it also holds a prompt (or nothing at all)."""
-    if isinstance(content, str):
-        return [(OTHER, None, (index,))]
+    when it also holds a prompt (or nothing at all); a string prompt is the caller's."""
     if not isinstance(content, list):
         return None
     turns: list[Turn] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from transcript_doctor.checks.plain import Screen, Turn, crosses
@@ -80,8 +81,13 @@ def document_list(value: Any, keys: Sequence[str]) -> tuple[list[Any], str] | No
         for key in keys:
             items = value.get(key)
             if isinstance(items, list):
-                return items, join(key)
+                return items, _pointer(key)
     return None
+
+
+@cache
+def _pointer(key: str) -> str:
+    return join(key)  # asked again for every line of a fine-tuning file
 
 
 def sample(source: Source, keys: Sequence[str]) -> tuple[list[Any], bool]:

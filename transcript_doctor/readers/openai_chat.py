@@ -223,34 +223,37 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
     """The turns of a conversation of text messages and id-paired tool exchanges, one per
     message, read the way ``_conversation`` reads them, up to a message holding anything
     else (None).  Lazily: the screen stops reading at its first doubt."""
+    plain = PLAIN_KEYS.issuperset
     for index, item in enumerate(items):
-        turn = _plain_turn(item, index)
-        yield turn
-        if turn is None:
+        if not isinstance(item, dict) or not plain(item):
+            yield None
+            return
+        role = item.get("role")
+        if role == "user" or role == "system" or role == "developer":
+            yield OTHER, None, (index,)  # text, media or parts: no rule reads them
+        elif role == "assistant":
+            turn = _assistant_turn(item)
+            yield turn
+            if turn is None:
+                return
+        elif role == "tool" and isinstance(call_id := item.get("tool_call_id"), str):
+            yield RESULT, None, (call_id,)
+        else:
+            yield None
             return
 
 
-def _plain_turn(item: Any, index: int) -> Turn | None:
-    if not isinstance(item, dict) or not PLAIN_KEYS.issuperset(item):
-        return None
-    role = item.get("role")
+def _assistant_turn(item: dict[str, Any]) -> Turn | None:
     content = item.get("content")
-    if role == "tool":
-        call_id = item.get("tool_call_id")
-        return (RESULT, None, (call_id,)) if isinstance(call_id, str) else None
-    if role == "assistant":
-        calls = item.get("tool_calls")
-        ids: tuple[str, ...] = ()
-        if calls is not None:
-            if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
-                return None
-            ids = tuple(c["id"] for c in calls)
-        if not (content is None and ids) and not isinstance(content, str):
+    calls = item.get("tool_calls")
+    ids: tuple[str, ...] = ()
+    if calls is not None:
+        if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
             return None
-        return ASSISTANT, content, ids
-    if role in ("system", "developer", "user"):
-        return OTHER, None, (index,)  # text, media or parts: no rule reads them
-    return None
+        ids = tuple(c["id"] for c in calls)
+    if not (content is None and ids) and not isinstance(content, str):
+        return None
+    return ASSISTANT, content, ids
 
 
 def _has_id(call: Any) -> bool:
