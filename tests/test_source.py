@@ -223,7 +223,12 @@ def test_serialized_lists_are_indexed_as_scanned(
         return laid
 
     monkeypatch.setattr(jsonspan, "_serialized", spy)
-    assert _all_spans(jsonspan.index(data, value=value)) == scanned
+    root = jsonspan.index(data, value=value)
+    base = "/messages" if wrapped else ""
+    for position in (1, 0, 1):  # one element asked for at a time, before the list is made whole
+        element = jsonspan.resolve(root, f"{base}/{position}/content")
+        assert (element.start, element.end) == scanned[f"{base}/{position}/content"]
+    assert _all_spans(root) == scanned
     assert matched == [compared]
 
 

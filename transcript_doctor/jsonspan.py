@@ -43,7 +43,7 @@ class Span:
     other kinds; a deep container fills them on first access.
     """
 
-    __slots__ = ("_data", "_items", "_members", "end", "key_start", "kind", "shadows", "start")
+    __slots__ = ("_data", "_items", "_laid", "_members", "end", "key_start", "kind", "shadows", "start")
 
     def __init__(self, start: int, kind: int = SCALAR, end: int = -1, data: bytes | None = None) -> None:
         self.start = start
@@ -56,11 +56,14 @@ class Span:
         self._data = data  # set while the container's children are not indexed yet
         self._items: list[Span] | None = [] if kind == ARRAY and data is None else None
         self._members: dict[str, Span] | None = {} if kind == OBJECT and data is None else None
+        self._laid: _Laid | None = None  # a serialized list's elements, made into spans when asked
 
     @property
     def items(self) -> list[Span] | None:
         if self._data is not None:
             self._expand()
+        if self._laid is not None:
+            self._items, self._laid = self._laid.spans(), None
         return self._items
 
     @property
@@ -72,10 +75,12 @@ class Span:
     def _expand(self) -> None:
         assert self._data is not None
         full = index(self._data, self.start, self.end)
-        self._items, self._members, self._data = full._items, full._members, None
+        self._items, self._members, self._laid, self._data = full._items, full._members, full._laid, None
         self.shadows = full.shadows
 
     def child(self, token: str) -> Span:
+        if self._laid is not None:
+            return self._laid.span(int(token))
         if self.kind == ARRAY:
             assert self.items is not None
             return self.items[int(token)]
@@ -83,6 +88,27 @@ class Span:
             assert self.members is not None
             return self.members[token]
         raise KeyError(token)
+
+
+class _Laid:
+    """The elements of a list indexed by its serialization: offsets, made into spans only
+    when asked (a finding's line needs one element of a list of thousands)."""
+
+    __slots__ = ("data", "ends", "made", "starts")
+
+    def __init__(self, data: bytes, starts: list[int], ends: list[int]) -> None:
+        self.data, self.starts, self.ends = data, starts, ends
+        self.made: dict[int, Span] = {}
+
+    def span(self, position: int) -> Span:
+        position = range(len(self.starts))[position]  # IndexError and negative positions as a list's
+        made = self.made.get(position)
+        if made is None:
+            made = self.made[position] = _element(self.data, self.starts[position], self.ends[position])
+        return made
+
+    def spans(self) -> list[Span]:
+        return [self.span(position) for position in range(len(self.starts))]
 
 
 def index(data: bytes, start: int = 0, end: int | None = None, value: Any = _UNKNOWN) -> Span:
@@ -200,7 +226,7 @@ def _array(data: bytes, at: int, text: str, start: int, values: list[Any] | None
     if laid is not None:
         end, starts, ends = laid
         root = Span(at, ARRAY, end)
-        root._items = [_element(data, first, last) for first, last in zip(starts, ends, strict=True)]
+        root._items, root._laid = None, _Laid(data, starts, ends)
         return root
     root = Span(at, ARRAY)
     items = root._items
