@@ -35,8 +35,15 @@ def _role(item: Any) -> Role | None:
     return ROLES.get(role) if isinstance(role, str) else None
 
 
-def _is_content(item: Any) -> bool:
-    return _role(item) is not None and isinstance(item.get("parts"), list)
+def _contents(items: list[Any]) -> bool:
+    """Whether every item is a Content (asked of every item of every JSON document)."""
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("parts"), list):
+            return False
+        role = item.get("role")
+        if not (role == "user" or role == "model"):  # the keys of ROLES
+            return False
+    return True
 
 
 def _history(value: Any) -> tuple[list[Any], str] | None:
@@ -104,7 +111,7 @@ class GeminiCheckpointReader(Reader):
         if found is None:
             return None
         items, pointer = found
-        if not all(_is_content(item) for item in items):
+        if not _contents(items):
             return None
         if pointer:
             # `{history, authType}` is what `/chat save` writes; `history` alone is less sure.

@@ -83,14 +83,17 @@ class OpenAIChatReader(Reader):
 
     def detect(self, source: Source) -> Detection | None:
         items, per_line = sample(source, KEYS)
-        if not items or not all(_is_message(i) for i in items):
+        if not items:
             return None
-        if any(_anthropic_only(i) for i in items):
-            return None
+        openai = False
+        for item in items:  # one pass: a document's every message is asked
+            if not _is_message(item) or _anthropic_only(item):
+                return None
+            openai = openai or _openai_only(item)
         shape = (
             "fine-tuning JSONL, one conversation per line" if per_line else "Chat Completions message list"
         )
-        if any(_openai_only(i) for i in items):
+        if openai:
             return self.claim(shape, SHAPE)
         return self.claim(f"{shape} (ambiguous: plain role/content messages)", FALLBACK)
 
