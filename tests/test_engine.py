@@ -5,8 +5,7 @@ from __future__ import annotations
 import gc
 
 import orjson
-
-from tests.support import lint_bytes
+from support import lint_bytes
 
 
 def test_a_lint_frees_what_it_read_before_the_collector_is_back() -> None:
