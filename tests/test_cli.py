@@ -8,6 +8,8 @@ import sys
 
 from support import FIXTURES, ROOT, cli
 
+from transcript_doctor import linting
+
 DAMAGED = "fixtures/openai-chat/damaged-turns.json"
 CLEAN = "fixtures/openai-chat/clean-parallel-tools.json"
 
@@ -189,3 +191,24 @@ def test_unknown_reader_is_a_usage_error() -> None:
 
 def test_fixtures_folder_exists() -> None:
     assert (FIXTURES / "README.md").is_file()
+
+
+def test_parallel_lint_reports_what_one_job_does() -> None:
+    """Workers take the largest files first, a report comes back per batch: the output is
+    still in the walk's order, byte for byte what one job prints."""
+    named = sorted(str(p) for p in FIXTURES.rglob("*") if p.is_file())  # notes for what is skipped
+    one = cli("lint", "-o", "json", "-j", "1", *named)
+    two = cli("lint", "-o", "json", "-j", "2", *named)
+    assert one.returncode == two.returncode == 1
+    assert two.stdout == one.stdout and two.stderr == one.stderr
+    assert len(json.loads(one.stdout)) > 100
+    assert one.stderr.count(": skipped, ") >= 10
+
+
+def test_worker_batches_take_large_files_alone_and_small_ones_together() -> None:
+    sizes = [5, 900, 10, 1000, *([1] * 70), 300]
+    batches = linting._batches(sizes, jobs=2)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(sizes)))
+    assert batches[:3] == [[3], [1], [74]]  # each over the budget (2285 // 32): alone, largest first
+    assert [len(batch) for batch in batches[3:]] == [32, 32, 8]
+    assert batches[3][:2] == [2, 0]

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 # Below this much work, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 8
 PARALLEL_MIN_BYTES = 8 << 20
+BATCH_MAX_FILES = 32  # files one worker task takes at the most
 PROGRESS_MIN_FILES = 200
 PROGRESS_MIN_BYTES = 200 << 20
 
@@ -75,14 +76,22 @@ def _check_all(targets: list[walk.Target], options: Options, plan: Plan) -> Iter
                 yield check(target.path, options)
                 progress.advance()
             return
-        from concurrent.futures import ProcessPoolExecutor  # a hook on a few files needs no pool
+        # Imported here: a hook on a few files needs no pool.
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        paths = [t.path for t in targets]
-        chunk = max(1, min(32, len(paths) // (jobs * 4)))
+        done: dict[int, FileReport] = {}
+        following = 0  # the next report to give, in the order of the targets
         with ProcessPoolExecutor(jobs, initializer=_init, initargs=(options,)) as pool:
-            for report in pool.map(_worker, paths, chunksize=chunk):
-                yield report
-                progress.advance()
+            batches = {
+                pool.submit(_worker, [targets[i].path for i in batch]): batch
+                for batch in _batches(sizes, jobs)
+            }
+            for future in as_completed(batches):
+                done.update(zip(batches.pop(future), future.result(), strict=True))
+                while following in done:
+                    yield done.pop(following)
+                    following += 1
+                    progress.advance()
 
 
 def check(path: str, options: Options) -> FileReport:
@@ -107,12 +116,32 @@ def _init(options: Options) -> None:
     _OPTIONS = options
 
 
-def _worker(path: str) -> FileReport:
+def _worker(paths: list[str]) -> list[FileReport]:
     assert _OPTIONS is not None
-    report = check(path, _OPTIONS)
-    # Repair actions point into the worker's parsed model: reporters need none of it.
-    report.findings = [replace(f, finding=replace(f.finding, action=None)) for f in report.findings]
-    return report
+    reports = [check(path, _OPTIONS) for path in paths]
+    for report in reports:
+        # Repair actions point into the worker's parsed model: reporters need none of it.
+        report.findings = [replace(f, finding=replace(f.finding, action=None)) for f in report.findings]
+    return reports
+
+
+def _batches(sizes: list[int], jobs: int) -> list[list[int]]:
+    """The files (indexes) each worker task takes, largest first: a large file alone, small
+    ones together (a task costs a round trip), so no worker idles at the end while
+    another still reads a large file it took late."""
+    budget = max(1, sum(sizes) // (jobs * 16))
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    weight = 0
+    for index in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
+        batch.append(index)
+        weight += sizes[index]
+        if weight >= budget or len(batch) == BATCH_MAX_FILES:
+            batches.append(batch)
+            batch, weight = [], 0
+    if batch:
+        batches.append(batch)
+    return batches
 
 
 def _jobs(asked: int | None, files: int, size: int) -> int:
