@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from support import FIXTURES, ROOT, cli
 
 from transcript_doctor import linting
@@ -212,3 +213,13 @@ def test_worker_batches_take_large_files_alone_and_small_ones_together() -> None
     assert batches[:3] == [[3], [1], [74]]  # each over the budget (2285 // 32): alone, largest first
     assert [len(batch) for batch in batches[3:]] == [32, 32, 8]
     assert batches[3][:2] == [2, 0]
+
+
+def test_workers_start_only_for_enough_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pre-commit batch of small files lints faster in one process than with a pool."""
+    monkeypatch.setattr(linting.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+    assert linting._jobs(None, 40, 40 << 10) == 1
+    assert linting._jobs(None, 200, 40 << 10) == 4
+    assert linting._jobs(None, 3, 30 << 20) == 3
+    assert linting._jobs(None, 1, 100 << 20) == 1
+    assert linting._jobs(2, 1, 0) == 2  # asked for

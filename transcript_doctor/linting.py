@@ -15,8 +15,9 @@ from transcript_doctor.engine import FileReport, Options
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-# Below this much work, starting worker processes costs more than it saves.
-PARALLEL_MIN_FILES = 8
+# Below this much work, starting worker processes costs more than it saves (measured: 64
+# files of 17 KB lint no faster with two workers than with one).
+PARALLEL_MIN_FILES = 128
 PARALLEL_MIN_BYTES = 8 << 20
 BATCH_MAX_FILES = 32  # files one worker task takes at the most
 PROGRESS_MIN_FILES = 200
