@@ -177,6 +177,8 @@ _MESSAGES = [
     {"role": "user", "content": 'caf\u00e9 \u2028 "quoted" \\ [1]'},
     {"role": "assistant", "content": [{"type": "text", "text": "a\nb"}, {"type": "x", "n": 2.5, "e": []}]},
     {"empty": {}, "list": [1, [2, {}]], "null": None, "t": True},
+    "a bare string,\n  {",  # what no writer puts in a message list, indexed all the same
+    [7, [], [[]]],
 ]
 
 

@@ -13,7 +13,6 @@ import codecs
 import json
 import re
 from collections.abc import Callable
-from functools import partial
 from itertools import accumulate, repeat
 from typing import Any
 
@@ -258,7 +257,6 @@ def _element(data: bytes, start: int, end: int) -> Span:
 
 
 _SPACES = re.compile(b" *")
-_INDENTED = partial(orjson.dumps, option=orjson.OPT_INDENT_2)
 
 
 def _serialized(data: bytes, at: int, values: list[Any]) -> tuple[int, list[int], list[int]] | None:
@@ -268,35 +266,50 @@ def _serialized(data: bytes, at: int, values: list[Any]) -> tuple[int, list[int]
     None.
 
     Comparing bytes with a serialization costs a fraction of scanning them, and the
-    offsets follow from the lengths without a Python step per element.  Whatever the
-    writer did otherwise (escapes, number forms, a key twice) is a mismatch, scanned.
+    offsets follow from lengths or separators without a Python step per element.
+    Whatever the writer did otherwise (escapes, number forms, a key twice) is a
+    mismatch, scanned.
     """
     if not values:
         return None
     try:
         if data[at + 1 : at + 2] == b"\n":
-            spaces = _SPACES.match(data, at + 2)
-            assert spaces is not None  # the pattern matches the empty string
-            inner = b"\n" + spaces.group()  # the elements' indentation; the bracket's is 2 less
-            pad = inner[:-2]
-            pieces = list(map(bytes.replace, map(_INDENTED, values), repeat(b"\n"), repeat(inner)))
-            head, sep, tail = b"[" + inner, b"," + inner, pad + b"]"
-        else:
-            pieces = list(map(orjson.dumps, values))
-            head, sep, tail = b"[", b",", b"]"
+            return _indented(data, at, values)
+        pieces = list(map(orjson.dumps, values))
     except TypeError:  # orjson.JSONEncodeError: a lone surrogate, nesting too deep
         return None
     lengths = list(map(len, pieces))
-    starts = list(accumulate(map(len(sep).__add__, lengths[:-1]), initial=at + len(head)))
+    starts = list(accumulate(map((1).__add__, lengths[:-1]), initial=at + 1))  # after "[" or ","
     ends = list(map(int.__add__, starts, lengths))
     if not (
-        data.startswith(head, at)
+        data.startswith(b"[", at)
         and all(map(data.startswith, pieces, starts))
-        and all(map(data.startswith, repeat(sep), ends[:-1]))
-        and data.startswith(tail, ends[-1])
+        and all(map(data.startswith, repeat(b","), ends[:-1]))
+        and data.startswith(b"]", ends[-1])
     ):
         return None
-    return ends[-1] + len(tail), starts, ends
+    return ends[-1] + 1, starts, ends
+
+
+def _indented(data: bytes, at: int, values: list[Any]) -> tuple[int, list[int], list[int]] | None:
+    """:func:`_serialized` for an indented array: the whole list serialized at once (a call
+    per element costs more than the bytes), its elements found at the separators.
+
+    Strings hold no raw newline and nested lines are indented deeper, so a comma, a
+    newline and exactly the elements' indentation separate two elements and nothing else.
+    """
+    spaces = _SPACES.match(data, at + 2)
+    assert spaces is not None  # the pattern matches the empty string
+    inner = b"\n" + spaces.group()  # the elements' indentation; the bracket's is 2 less
+    whole = orjson.dumps(values, option=orjson.OPT_INDENT_2).replace(b"\n", inner[:-2])
+    if not data.startswith(whole, at):
+        return None
+    cuts = [match.span() for match in re.finditer(re.escape(b"," + inner) + b"(?! )", whole)]
+    if len(cuts) != len(values) - 1:
+        return None
+    starts = [at + 1 + len(inner), *(at + end for _, end in cuts)]
+    ends = [*(at + start for start, _ in cuts), at + len(whole) - len(inner) + 1]
+    return at + len(whole), starts, ends
 
 
 def _skip(data: bytes, at: int, stop: int, start: int, text: list[str]) -> int:
