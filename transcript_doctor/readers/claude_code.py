@@ -342,12 +342,9 @@ def _parts(content: Any, line: Line, ref: LineRef, assistant: bool) -> list[Part
         return []
     parts = []
     for position, block in enumerate(content):
-        pointer = _BLOCKS[position] if position < len(_BLOCKS) else join("message", "content", position)
-        parts.append(_block(block, Origin(line.number, line.index, pointer), ref, assistant))
+        origin = Origin(line.number, line.index, join("message", "content", position))
+        parts.append(_block(block, origin, ref, assistant))
     return parts
-
-
-_BLOCKS = tuple(join("message", "content", position) for position in range(64))  # one per block read
 
 
 def _block(block: Any, origin: Origin, ref: LineRef, assistant: bool) -> Part:

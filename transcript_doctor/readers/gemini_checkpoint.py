@@ -41,7 +41,7 @@ def _contents(items: list[Any]) -> bool:
         if not isinstance(item, dict) or not isinstance(item.get("parts"), list):
             return False
         role = item.get("role")
-        if not (role == "user" or role == "model"):  # the keys of ROLES
+        if not isinstance(role, str) or role not in ROLES:
             return False
     return True
 
