@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import contextlib
 import os
 import shutil
 import statistics
@@ -58,12 +57,17 @@ def median_times(actions: list[Callable[[], object]], runs: int) -> list[float]:
 
 
 def parse_floor(files: list[Path]) -> None:
+    loads, error = orjson.loads, orjson.JSONDecodeError
     for path in files:
         data = path.read_bytes()
         for record in data.split(b"\n") if path.suffix == ".jsonl" else [data]:
             if record.strip():
-                with contextlib.suppress(orjson.JSONDecodeError):  # damaged files hold torn lines
-                    orjson.loads(record)
+                # try, not contextlib.suppress: a context manager per record would cost
+                # ~0.6 us, a fifth of the floor on this corpus, and flatter every ratio.
+                try:
+                    loads(record)
+                except error:  # damaged files hold torn lines
+                    continue
 
 
 def command(args: list[str], cwd: Path | None = None) -> Callable[[], object]:
