@@ -9,7 +9,8 @@ process and on the same files: the floor (read + ``orjson.loads`` per record); t
 Python that could tell such a file clean from damaged (read the roles, block types, call
 ids and parent links, search each assistant text for catalog mentions, walk the uuid
 chain from the last line, pair calls with results: no model, no origins, no rule
-selection, no rewinds, sidechains or compaction); ``lint_bytes``; and ``jq empty``.
+selection, no rewinds, sidechains or compaction); ``lint_bytes``; and ``jq empty``.  Only
+the floor reads the files: the other two get their bytes, which leans in their favour.
 What the least Python costs over the floor, no rewrite of the readers in Python can save.
 Medians of ``--runs``, the measures taking turns.
 """
