@@ -21,10 +21,9 @@ import argparse
 import gc
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -35,31 +34,28 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate  # noqa: E402
-from run import command, median_times  # noqa: E402
+from run import command, median_times, parse  # noqa: E402
 
 Search = Callable[[str], object]
 REPEAT = 5
 
 
-def _records(data: bytes) -> Iterator[Any]:
-    for line in data.split(b"\n"):
-        if line.strip():
-            try:
-                yield orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-
-
 def floor(datas: list[bytes]) -> None:
     for data in datas:
-        for _ in _records(data):
-            pass
+        parse(data.split(b"\n"))
 
 
 def least_plain(datas: list[bytes], search: Search) -> None:
     """Fine-tuning lines: pair each line's calls and results, search the replies."""
+    loads, error = orjson.loads, orjson.JSONDecodeError
     for data in datas:
-        for record in _records(data):
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                record = loads(line)
+            except error:
+                continue
             waiting: set[object] = set()
             for message in record.get("messages", ()):
                 content = message.get("content")
@@ -83,10 +79,17 @@ def least_plain(datas: list[bytes], search: Search) -> None:
 
 def least_claude_code(datas: list[bytes], search: Search) -> None:
     """Claude Code lines: one tuple per entry, the chain from the last one, calls paired."""
+    loads, error = orjson.loads, orjson.JSONDecodeError
     for data in datas:
         entries: dict[str, tuple[object, tuple[tuple[object, object, object], ...]]] = {}
         leaf = None
-        for record in _records(data):
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                record = loads(line)
+            except error:
+                continue
             uuid = record.get("uuid")
             if not isinstance(uuid, str):
                 continue
