@@ -13,7 +13,7 @@ import pytest
 from snapshots import Text
 from support import FIXTURES, cli
 
-from transcript_doctor import checks, linting, reporters
+from transcript_doctor import checks, progress, reporters
 from transcript_doctor.engine import FileReport, Located
 from transcript_doctor.model import Finding, Origin
 
@@ -206,5 +206,5 @@ def test_excerpts_are_short_and_marked_truncated(tmp_path: Path) -> None:
 
 
 def test_progress_only_for_a_person_watching() -> None:
-    assert not linting._progress_wanted("json", 10_000, 0)
-    assert not linting._progress_wanted("full", 10_000, 0)  # stderr is not a terminal under pytest
+    assert not progress.wanted(10_000, 0, machine_output=True)
+    assert not progress.wanted(10_000, 0)  # stderr is not a terminal under pytest

@@ -32,6 +32,17 @@ class OutputFormat(str, Enum):
     github = "github"
 
 
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+class RulesFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
 class FailOn(str, Enum):
     error = "error"
     warning = "warning"
@@ -82,6 +93,35 @@ ForceExcludeOpt = Annotated[
     typer.Option("--force-exclude", help="Apply exclusions even to paths named explicitly (pre-commit)."),
 ]
 RedactOpt = Annotated[bool, typer.Option("--redact", help="No conversation excerpts in messages.")]
+# The options ruff users expect (issue 17); their work lives in output.py, baseline.py, showing.py.
+ColorOpt = Annotated[
+    Color,
+    typer.Option("--color", help="Colour the output: auto (a terminal, unless NO_COLOR), always, never."),
+]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", "-v", help="Say what each file was found to be, and the time.")
+]
+BaselineOpt = Annotated[
+    Path | None,
+    typer.Option("--baseline", help="Report only findings that are not in this baseline file (JSON)."),
+]
+WriteBaselineOpt = Annotated[
+    bool, typer.Option("--write-baseline", help="Record the current findings in the --baseline file, exit 0.")
+]
+OutputFileOpt = Annotated[
+    Path | None,
+    typer.Option("--output-file", help="Write the report to this file instead of standard output."),
+]
+ShowFilesOpt = Annotated[
+    bool, typer.Option("--show-files", help="List the files that would be checked, and exit.")
+]
+ShowSettingsOpt = Annotated[
+    bool, typer.Option("--show-settings", help="Show the settings a run would use, and exit.")
+]
+FixOpt = Annotated[bool, typer.Option("--fix", help="Run `fix` with these options instead (an alias).")]
+RulesFormatOpt = Annotated[
+    RulesFormat, typer.Option("--output-format", "-o", help="Output format: text or json.")
+]
 
 
 def _settings(
@@ -118,6 +158,14 @@ def _settings(
     return engine.Options(selection, loaded, reader, redact, settings)
 
 
+def _refuse_with_fix(**given: bool) -> None:
+    """``lint --fix`` runs ``fix``: a lint-only option would be silently dropped."""
+    for name, present in given.items():
+        if present:
+            option = "--" + name.replace("_", "-")
+            raise typer.BadParameter(f"{option} does not apply to `fix`", param_hint="--fix")
+
+
 def _split(values: list[str] | None) -> list[str]:
     return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
 
@@ -143,13 +191,59 @@ def lint(
     jobs: JobsOpt = None,
     force_exclude: ForceExcludeOpt = False,
     redact: RedactOpt = False,
+    color: ColorOpt = Color.auto,
+    verbose: VerboseOpt = False,
+    output_file: OutputFileOpt = None,
+    baseline_file: BaselineOpt = None,
+    write_baseline: WriteBaselineOpt = False,
+    show_files: ShowFilesOpt = False,
+    show_settings: ShowSettingsOpt = False,
+    fix_instead: FixOpt = False,
 ) -> None:
     """Check transcripts and report findings (exit 1 if any)."""
-    from transcript_doctor import linting
+    from transcript_doctor import baseline, linting, output
 
+    if fix_instead:
+        _refuse_with_fix(
+            output_format=output_format is not OutputFormat.full,
+            statistics=statistics,
+            output_file=output_file is not None,
+            baseline=baseline_file is not None or write_baseline,
+            show_files=show_files,
+            show_settings=show_settings,
+        )
+        fix(paths, reader=reader, select=select, extend_select=extend_select, ignore=ignore,
+            config_file=config_file, exit_zero=exit_zero, fail_on=fail_on, quiet=quiet,
+            force_exclude=force_exclude, redact=redact, jobs=jobs, no_progress=no_progress,
+            color=color, verbose=verbose)  # fmt: skip
+        return
+    if quiet and verbose:
+        raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")
+    if write_baseline and baseline_file is None:
+        raise typer.BadParameter(
+            "--write-baseline needs --baseline FILE to write", param_hint="--write-baseline"
+        )
     options = _settings(reader, select, extend_select, ignore, config_file, redact)
-    plan = linting.Plan(output_format.value, statistics, quiet, not no_progress, jobs, force_exclude)
-    run = linting.run(paths or ["."], options, plan)
+    if show_settings or show_files:
+        from transcript_doctor import showing
+
+        if show_settings:
+            showing.settings(paths or ["."], options, force_exclude, sys.stdout)
+        else:
+            raise typer.Exit(
+                EXIT_ERROR if showing.files(paths or ["."], options, force_exclude, sys.stdout) else 0
+            )
+        raise typer.Exit(EXIT_CLEAN)
+    plan = linting.Plan(
+        output_format.value, statistics, quiet, not no_progress, jobs, force_exclude,
+        baseline=baseline_file, write_baseline=write_baseline, output_file=output_file,
+        color=None if color is Color.auto else color is Color.always, verbose=verbose,
+    )  # fmt: skip
+    try:
+        run = linting.run(paths or ["."], options, plan)
+    except (baseline.BaselineError, output.OutputError) as exc:
+        _error(str(exc))
+        raise typer.Exit(EXIT_ERROR) from None
     if run.failed:
         raise typer.Exit(EXIT_ERROR)
     threshold = Severity(fail_on.value).rank
@@ -178,38 +272,67 @@ def fix(
     quiet: QuietOpt = False,
     force_exclude: ForceExcludeOpt = False,
     redact: RedactOpt = False,
+    jobs: JobsOpt = None,
+    no_progress: NoProgressOpt = False,
+    color: ColorOpt = Color.auto,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Repair transcripts minimally: copies under --out, or --in-place, or --diff."""
     from transcript_doctor import fixing
 
     if in_place and diff:
         raise typer.BadParameter("--in-place and --diff exclude each other", param_hint="--diff")
+    if quiet and verbose:
+        raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")
     options = _settings(reader, select, extend_select, ignore, config_file, redact)
     mode = "diff" if diff else "in-place" if in_place else "out"
-    plan = fixing.Plan(mode, out, report, Severity(fail_on.value), quiet, force_exclude)
+    plan = fixing.Plan(
+        mode, out, report, Severity(fail_on.value), quiet, force_exclude,
+        jobs=jobs, progress=not no_progress, color=None if color is Color.auto else color is Color.always,
+        verbose=verbose,
+    )  # fmt: skip
     code = fixing.run(paths or ["."], options, plan)
     raise typer.Exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 
 @app.command("rules")
-def rules_table() -> None:
+def rules_table(output_format: RulesFormatOpt = RulesFormat.text) -> None:
     """List every rule."""
-    from transcript_doctor import checks
+    from transcript_doctor import checks, docs
 
+    if output_format is RulesFormat.json:
+        docs.write_json([docs.entry(rule) for rule in checks.rules()], sys.stdout)
+        return
     for rule in checks.rules():
         fix = "fix" if rule.fix else "   "
         typer.echo(f"{rule.code}  {rule.severity.value:<7}  {fix}  {rule.name:<36}  {rule.summary}")
 
 
 @app.command("rule")
-def rule_doc(code: Annotated[str, typer.Argument(help="Rule code or name, e.g. TD301.")]) -> None:
-    """Explain one rule: what it detects, why it matters, what fix does."""
+def rule_doc(
+    code: Annotated[str | None, typer.Argument(metavar="CODE", help="Rule code or name, e.g. TD301.")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Explain every rule.")] = False,
+    output_format: RulesFormatOpt = RulesFormat.text,
+) -> None:
+    """Explain one rule (or --all): what it detects, why it matters, what fix does."""
     from transcript_doctor import checks, docs
 
-    found = checks.find(code)
-    if found is None:
-        raise typer.BadParameter(f"unknown rule {code!r}", param_hint="CODE")
-    docs.show(found, sys.stdout)
+    if every == (code is not None):
+        raise typer.BadParameter("give either a rule code or --all", param_hint="CODE")
+    if code is not None:
+        found = checks.find(code)
+        if found is None:
+            raise typer.BadParameter(f"unknown rule {code!r}", param_hint="CODE")
+        chosen = [found]
+    else:
+        chosen = list(checks.rules())
+    if output_format is RulesFormat.json:
+        entries = [docs.entry(rule, explanation=True) for rule in chosen]
+        docs.write_json(entries if every else entries[0], sys.stdout)
+    elif every:
+        docs.show_all(chosen, sys.stdout)
+    else:
+        docs.show(chosen[0], sys.stdout)
 
 
 @app.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TextIO
 
 from transcript_doctor.catalog import rules_dir
@@ -26,3 +27,32 @@ def show(rule: Rule, out: TextIO) -> None:
     from rich.markdown import Markdown
 
     Console(file=out).print(Markdown(source))
+
+
+def show_all(rules: Iterable[Rule], out: TextIO) -> None:
+    """``rule --all``: every rule's documentation, one after the other."""
+    for index, rule in enumerate(rules):
+        if index:
+            out.write("\n")
+        show(rule, out)
+
+
+def entry(rule: Rule, explanation: bool = False) -> dict[str, object]:
+    """A rule as ``rules -o json`` and ``rule -o json`` print it (ruff's keys where they fit)."""
+    data: dict[str, object] = {
+        "code": rule.code,
+        "name": rule.name,
+        "severity": rule.severity.value,
+        "summary": rule.summary,
+        "fix": rule.fix,
+        "fixable": rule.fix is not None,
+    }
+    if explanation:
+        data["explanation"] = text(rule)
+    return data
+
+
+def write_json(data: object, out: TextIO) -> None:
+    import orjson
+
+    out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")

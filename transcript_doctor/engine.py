@@ -48,6 +48,7 @@ class Located:
     origin: Origin
     fixable: bool
     edits: list[Splice] | None = None
+    fingerprint: str | None = None  # set for --baseline (baseline.py)
 
 
 @dataclass(slots=True)

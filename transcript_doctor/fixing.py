@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import orjson
 
-from transcript_doctor import __version__, fixreport, walk, writer
+from transcript_doctor import __version__, fixreport, output, progress, walk, writer
 from transcript_doctor.engine import Options
 from transcript_doctor.fixer import Outcome, fix_bytes
 from transcript_doctor.model import Severity
+
+if TYPE_CHECKING:
+    from transcript_doctor import fixpool
 
 REPORT_NAME = "transcript-doctor-report.json"
 
@@ -26,6 +31,11 @@ class Plan:
     fail_on: Severity
     quiet: bool
     force_exclude: bool = False
+    # The ruff-style options: -j, the progress bar, --color (fixpool.py, progress.py, output.py).
+    jobs: int | None = None
+    progress: bool = True
+    color: bool | None = None  # None: when standard output is a terminal
+    verbose: bool = False
 
 
 @dataclass(slots=True)
@@ -40,19 +50,22 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
     messages: TextIO = sys.stderr if stdin or plan.mode == "diff" else sys.stdout
     tally = Tally()
     excluded = options.config.excluded if options.config is not None else None
-    for target in walk.expand(paths, excluded, plan.force_exclude):
-        if isinstance(target, OSError):
-            _error(f"cannot read {target.filename}: {target.strerror}")
-            tally.failed = True
-            continue
-        outcome = _fix_one(target, options, plan, messages)
-        if outcome is None:
-            tally.failed = True
-            continue
-        tally.outcomes.append(outcome)
-        if stdin:
-            sys.stdout.buffer.write(outcome.after)
-            sys.stdout.flush()
+    expanded = list(walk.expand(paths, excluded, plan.force_exclude))
+    with _ahead(expanded, options, plan) as (prefetch, bar):
+        for target in expanded:
+            if isinstance(target, OSError):
+                _error(f"cannot read {target.filename}: {target.strerror}")
+                tally.failed = True
+                continue
+            outcome = _fix_one(target, options, plan, messages, prefetch)
+            bar.advance(len(outcome.before) if outcome is not None else 0)
+            if outcome is None:
+                tally.failed = True
+                continue
+            tally.outcomes.append(outcome)
+            if stdin:
+                sys.stdout.buffer.write(outcome.after)
+                sys.stdout.flush()
     _write_report(tally, plan)
     if not plan.quiet:
         _summary(tally, messages)
@@ -69,7 +82,34 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
     return 1 if left else 0
 
 
-def _fix_one(target: walk.Target, options: Options, plan: Plan, messages: TextIO) -> Outcome | None:
+@contextmanager
+def _ahead(
+    expanded: list[walk.Target | OSError], options: Options, plan: Plan
+) -> Iterator[tuple[fixpool.Prefetch | None, progress.Bar]]:
+    """Workers computing repairs ahead (``-j``) and the progress bar, when they pay."""
+    from transcript_doctor import linting
+
+    targets = [t.path for t in expanded if isinstance(t, walk.Target)]
+    sizes = [linting._size(path) for path in targets]
+    jobs = 1 if "-" in targets else linting._jobs(plan.jobs, len(targets), sum(sizes))
+    show = plan.progress and plan.mode != "diff" and progress.wanted(len(targets), sum(sizes))
+    with progress.Bar(sizes, show, "fixing") as bar:
+        if jobs <= 1:
+            yield None, bar
+            return
+        from transcript_doctor import fixpool  # a hook on a few files needs no pool
+
+        with fixpool.Prefetch(targets, options, jobs) as prefetch:
+            yield prefetch, bar
+
+
+def _fix_one(
+    target: walk.Target,
+    options: Options,
+    plan: Plan,
+    messages: TextIO,
+    prefetch: fixpool.Prefetch | None = None,
+) -> Outcome | None:
     path = target.path
     try:
         if path == "-":
@@ -81,7 +121,8 @@ def _fix_one(target: walk.Target, options: Options, plan: Plan, messages: TextIO
         _error(f"cannot read {path}: {exc.strerror}")
         return None
     try:
-        outcome = fix_bytes(path, data, options)
+        outcome = prefetch.take(path, data) if prefetch is not None else None
+        outcome = outcome or fix_bytes(path, data, options)
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
         _error(f"internal error while fixing {path}: {exc!r}")
         return None
@@ -91,12 +132,15 @@ def _fix_one(target: walk.Target, options: Options, plan: Plan, messages: TextIO
     if outcome.skipped is not None and target.explicit and not plan.quiet and path != "-":
         _error(f"{path}: skipped, {outcome.skipped}")
     if not outcome.changed:
+        if plan.verbose and outcome.skipped is None:
+            messages.write(f"{path}: nothing to fix\n")
         return outcome
     try:
         if path == "-":
             pass  # the caller writes the repaired transcript to standard output
         elif plan.mode == "diff":
-            sys.stdout.write(fixreport.unified_diff(outcome))
+            color = output.wanted("auto", sys.stdout) if plan.color is None else plan.color
+            sys.stdout.write(output.diff(fixreport.unified_diff(outcome), color))
         elif plan.mode == "in-place":
             assert snapshot is not None
             writer.replace(snapshot, outcome.after, data)

@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from transcript_doctor import engine, reporters, walk
+from transcript_doctor import baseline, engine, output, progress, reporters, walk
 from transcript_doctor.engine import FileReport, Options
-
-if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
 
 # Below this much work, starting worker processes costs more than it saves (measured: 64
 # files of 17 KB lint no faster with two workers than with one).
 PARALLEL_MIN_FILES = 128
 PARALLEL_MIN_BYTES = 8 << 20
 BATCH_MAX_FILES = 32  # files one worker task takes at the most
-PROGRESS_MIN_FILES = 200
-PROGRESS_MIN_BYTES = 200 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +27,12 @@ class Plan:
     progress: bool = True
     jobs: int | None = None
     force_exclude: bool = False
+    # The ruff-style options (cli.py groups them): see baseline.py and output.py.
+    baseline: Path | None = None
+    write_baseline: bool = False
+    output_file: Path | None = None
+    color: bool | None = None  # None: when the output is a terminal
+    verbose: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,8 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
             failed = True
         else:
             targets.append(target)
+    known = _baseline(plan)
+    started = time.perf_counter()
     reports = list(_check_all(targets, options, plan))
     for target, report in zip(targets, reports, strict=True):
         if report.error is not None:
@@ -58,51 +61,99 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
             failed = True
         elif report.skipped is not None and target.explicit and not plan.quiet:
             _error(f"{target.path}: skipped, {report.skipped}")
-    result = Result(reports, quiet=plan.quiet, statistics=plan.statistics, failed=failed)
-    if plan.statistics:
-        reporters.statistics(result, sys.stdout, plan.output)
-    else:
-        reporters.get(plan.output)(result, sys.stdout)
-    sys.stdout.flush()
+        if plan.verbose:
+            _error(f"checked {target.path}: {_verdict(report)}")
+    if plan.verbose:
+        _error(f"checked {len(reports)} file(s) in {time.perf_counter() - started:.2f}s")
+    if plan.write_baseline:
+        assert plan.baseline is not None, "the CLI asks for --baseline with --write-baseline"
+        return _write_baseline(plan.baseline, reports, failed)
+    applied = known.apply(reports) if known is not None else None
+    result = Result(
+        reports,
+        quiet=plan.quiet,
+        statistics=plan.statistics,
+        color=plan.color,
+        baselined=applied.suppressed if applied else 0,
+        stale=applied.stale if applied else 0,
+        failed=failed,
+    )
+    with output.stream(plan.output_file) as out:
+        if plan.statistics:
+            reporters.statistics(result, out, plan.output)
+        else:
+            reporters.get(plan.output)(result, out)
     return result
+
+
+def _baseline(plan: Plan) -> baseline.Baseline | None:
+    """The baseline to apply, read before the run so that a bad one fails fast."""
+    if plan.baseline is None or plan.write_baseline:
+        return None
+    return baseline.load(plan.baseline)
+
+
+def _write_baseline(path: Path, reports: list[FileReport], failed: bool) -> Result:
+    count = baseline.write(path, reports)
+    _error(f"wrote {count} finding(s) to the baseline {path}", prefix=False)
+    for report in reports:
+        report.findings = []
+    return Result(reports, failed=failed)
+
+
+def _verdict(report: FileReport) -> str:
+    if report.error is not None:
+        return "error"
+    if report.skipped is not None:
+        return f"skipped ({report.skipped})"
+    count = len(report.findings)
+    return f"{report.reader or 'no reader'}, {count} finding{'' if count == 1 else 's'}"
 
 
 def _check_all(targets: list[walk.Target], options: Options, plan: Plan) -> Iterator[FileReport]:
     sizes = [_size(t.path) for t in targets]
     jobs = _jobs(plan.jobs, len(targets), sum(sizes))
-    show = plan.progress and _progress_wanted(plan.output, len(targets), sum(sizes))
-    with _Progress(len(targets), show) as progress:
+    machine = plan.output not in ("full", "concise") or plan.output_file is not None
+    show = plan.progress and progress.wanted(len(targets), sum(sizes), machine)
+    fingerprints = plan.baseline is not None
+    with progress.Bar(sizes, show, "checking") as bar:
         if jobs <= 1 or any(t.path == "-" for t in targets):
-            for target in targets:
-                yield check(target.path, options)
-                progress.advance()
+            for target, size in zip(targets, sizes, strict=True):
+                yield check(target.path, options, fingerprints)
+                bar.advance(size)
             return
         # Imported here: a hook on a few files needs no pool.
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         done: dict[int, FileReport] = {}
         following = 0  # the next report to give, in the order of the targets
-        with ProcessPoolExecutor(jobs, initializer=_init, initargs=(options,)) as pool:
+        with ProcessPoolExecutor(jobs, initializer=_init, initargs=(options, fingerprints)) as pool:
             batches = {
                 pool.submit(_worker, [targets[i].path for i in batch]): batch
                 for batch in _batches(sizes, jobs)
             }
             for future in as_completed(batches):
-                done.update(zip(batches.pop(future), future.result(), strict=True))
+                batch = batches.pop(future)
+                done.update(zip(batch, future.result(), strict=True))
+                # The bar counts files as they finish, not as they can be given in order:
+                # the largest files go first, and the first of the walk may finish last.
+                bar.advance(sum(sizes[i] for i in batch), len(batch))
                 while following in done:
                     yield done.pop(following)
                     following += 1
-                    progress.advance()
 
 
-def check(path: str, options: Options) -> FileReport:
+def check(path: str, options: Options, fingerprints: bool = False) -> FileReport:
     """Lint one path; an unreadable file or a bug in a reader is that file's error only."""
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
         return FileReport(path, error=f"cannot read {path}: {exc.strerror}")
     try:
-        return engine.lint_bytes(path, data, options)
+        report = engine.lint_bytes(path, data, options)
+        if fingerprints:
+            baseline.fingerprint_all(path, data, report.findings)
+        return report
     except RecursionError:
         return FileReport(path, error=f"{path}: nested too deeply to check")
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
@@ -110,16 +161,18 @@ def check(path: str, options: Options) -> FileReport:
 
 
 _OPTIONS: Options | None = None
+_FINGERPRINTS = False
 
 
-def _init(options: Options) -> None:
-    global _OPTIONS
+def _init(options: Options, fingerprints: bool = False) -> None:
+    global _OPTIONS, _FINGERPRINTS
     _OPTIONS = options
+    _FINGERPRINTS = fingerprints
 
 
 def _worker(paths: list[str]) -> list[FileReport]:
     assert _OPTIONS is not None
-    reports = [check(path, _OPTIONS) for path in paths]
+    reports = [check(path, _OPTIONS, _FINGERPRINTS) for path in paths]
     for report in reports:
         # Repair actions point into the worker's parsed model: reporters need none of it.
         report.findings = [replace(f, finding=replace(f.finding, action=None)) for f in report.findings]
@@ -161,40 +214,5 @@ def _size(path: str) -> int:
         return 0
 
 
-def _progress_wanted(output: str, files: int, size: int) -> bool:
-    """Only for a person watching a long run: never in pipes, CI or machine output."""
-    if output not in ("full", "concise") or os.environ.get("CI") or not sys.stderr.isatty():
-        return False
-    return files >= PROGRESS_MIN_FILES or size >= PROGRESS_MIN_BYTES
-
-
-class _Progress:
-    """A rich progress bar on standard error, or nothing."""
-
-    def __init__(self, total: int, show: bool) -> None:
-        self.total = total
-        self.show = show
-        self._bar: Progress | None = None
-        self._task: TaskID | None = None
-
-    def __enter__(self) -> _Progress:
-        if self.show:
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self._bar = Progress(transient=True, console=Console(file=sys.stderr))
-            self._bar.start()
-            self._task = self._bar.add_task("checking", total=self.total)
-        return self
-
-    def advance(self) -> None:
-        if self._bar is not None and self._task is not None:
-            self._bar.advance(self._task)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
-def _error(message: str) -> None:
-    sys.stderr.write(f"transcript-doctor: {message}\n")
+def _error(message: str, prefix: bool = True) -> None:
+    sys.stderr.write(f"transcript-doctor: {message}\n" if prefix else f"{message}\n")

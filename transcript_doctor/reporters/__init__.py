@@ -23,6 +23,9 @@ class Run:
     reports: list[FileReport]
     quiet: bool = False
     statistics: bool = False
+    color: bool | None = None  # --color: None decides from the stream (output.wanted)
+    baselined: int = 0  # findings the --baseline hid
+    stale: int = 0  # baseline entries of the checked files that matched no finding
 
     @property
     def findings(self) -> list[tuple[FileReport, Located]]:
@@ -65,6 +68,12 @@ def summary_lines(run: Run) -> list[str]:
     else:
         checked = sum(1 for r in run.reports if r.skipped is None and r.error is None)
         lines.append(f"All checks passed ({checked} {'file' if checked == 1 else 'files'} checked).")
+    if run.baselined:
+        noun = "finding" if run.baselined == 1 else "findings"
+        lines.append(f"{run.baselined} {noun} in the baseline not shown.")
+    if run.stale:
+        noun = "entry matches" if run.stale == 1 else "entries match"
+        lines.append(f"{run.stale} baseline {noun} no finding any more; `--write-baseline` updates it.")
     if run.skipped == 1:
         lines.append("Skipped 1 file that is not a transcript.")
     elif run.skipped:

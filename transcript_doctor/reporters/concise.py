@@ -1,16 +1,30 @@
-"""``concise``: one ``path:line: CODE message`` line per finding, then the summary."""
+"""``concise``: one ``path:line: CODE [*] severity: message`` line per finding, then the summary.
+
+``[*]`` marks a finding ``fix`` repairs (ruff's marker, from the finding's ``fixable``);
+the severity reads as compilers print it, so editors' error parsers take the line.
+"""
 
 from __future__ import annotations
 
 from typing import TextIO
 
+from transcript_doctor import output
+from transcript_doctor.model import Severity
 from transcript_doctor.reporters import Run, ordered, summary_lines
+
+STYLE = {Severity.ERROR: ("bold", "red"), Severity.WARNING: ("yellow",), Severity.INFO: ("cyan",)}
 
 
 def report(run: Run, out: TextIO) -> None:
+    color = output.wanted("auto", out) if run.color is None else run.color
     for file, located in ordered(run):
         finding = located.finding
-        out.write(f"{file.path}:{located.origin.line}: {finding.rule.code} {finding.message}\n")
+        rule = finding.rule
+        where = output.paint(f"{file.path}:{located.origin.line}:", "bold", on=color)
+        code = output.paint(rule.code, "bold", "red", on=color)
+        mark = " [*]" if located.fixable else ""
+        severity = output.paint(f"{rule.severity.value}:", *STYLE[rule.severity], on=color)
+        out.write(f"{where} {code}{mark} {severity} {finding.message}\n")
     if not run.quiet:
         for line in summary_lines(run):
             out.write(line + "\n")

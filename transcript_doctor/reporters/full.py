@@ -1,4 +1,9 @@
-"""``full``: findings grouped by file, rendered with rich, then the summary."""
+"""``full``: findings grouped by file, rendered with rich, then the summary.
+
+Within a file the locations form one aligned column and each message wraps under its
+own start at the console's width, so that a finding stays readable in a narrow
+terminal (rich takes the width from the terminal, else ``COLUMNS``, else 80).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ from transcript_doctor.model import Severity
 from transcript_doctor.reporters import Run, ordered, summary_lines
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+INDENT, GAP, CODE_WIDTH = 2, 2, len("TD000 [*]")
+MIN_MESSAGE_WIDTH = 30  # narrower than this, wrapping would only make a tall column
 
 
 def report(run: Run, out: TextIO) -> None:
@@ -18,25 +25,44 @@ def report(run: Run, out: TextIO) -> None:
             out.write("".join(line + "\n" for line in summary_lines(run)))
         return
     from rich.console import Console
-    from rich.markup import escape
+    from rich.text import Text
 
-    console = Console(file=out, highlight=False, soft_wrap=True)
+    if run.color is None:
+        console = Console(file=out, highlight=False)
+    elif run.color:
+        console = Console(file=out, highlight=False, force_terminal=True)
+    else:
+        console = Console(file=out, highlight=False, color_system=None)
     for path, group in groupby(findings, key=lambda pair: pair[0].path):
         items = list(group)
         reader = items[0][0].reader or "unknown layout"
-        console.print(f"[bold]{escape(path)}[/bold] [dim]({escape(reader)})[/dim]")
-        for _, located in items:
+        console.print(Text.assemble((path, "bold"), " ", (f"({reader})", "dim")), soft_wrap=True)
+        digits = max(len(str(located.origin.line)) for _, located in items)
+        places = [
+            f"{located.origin.line:>{digits}}"
+            + (f" {located.origin.pointer}" if located.origin.pointer else "")
+            for _, located in items
+        ]
+        column = max(map(len, places))
+        indent = INDENT + column + GAP + CODE_WIDTH + GAP
+        width = console.width - indent
+        for place, (_, located) in zip(places, items, strict=True):
             finding = located.finding
             rule = finding.rule
-            mark = " [*]" if located.fixable else ""
-            where = f"{located.origin.line}"
-            if located.origin.pointer:
-                where += f" {located.origin.pointer}"
-            console.print(
-                f"  [dim]{escape(where)}[/dim]  [{STYLE[rule.severity]}]{rule.code}[/]"
-                f"{escape(mark)} {escape(finding.message)} [dim]({rule.name})[/dim]"
+            message = Text.assemble(finding.message, " ", (f"({rule.name})", "dim"))
+            lines = message.wrap(console, width) if width >= MIN_MESSAGE_WIDTH else [message]
+            head = Text.assemble(
+                " " * INDENT,
+                (place.ljust(column), "dim"),
+                " " * GAP,
+                (rule.code, STYLE[rule.severity]),
+                " [*]" if located.fixable else "    ",
+                " " * GAP,
             )
+            for index, line in enumerate(lines):
+                line.rstrip()
+                console.print(head + line if index == 0 else Text(" " * indent) + line, soft_wrap=True)
         console.print()
     if not run.quiet:
-        for line in summary_lines(run):
-            console.print(escape(line))
+        for summary in summary_lines(run):
+            console.print(summary, markup=False, soft_wrap=True)
