@@ -30,7 +30,10 @@ def report(run: Run, out: TextIO) -> None:
     if run.color is None:
         console = Console(file=out, highlight=False)
     elif run.color:
-        console = Console(file=out, highlight=False, force_terminal=True)
+        # Colour even where rich would not (NO_COLOR, TERM=dumb, a pipe): it was asked for.
+        console = Console(
+            file=out, highlight=False, force_terminal=True, no_color=False, color_system="standard"
+        )
     else:
         console = Console(file=out, highlight=False, color_system=None)
     for path, group in groupby(findings, key=lambda pair: pair[0].path):
