@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from snapshots import Text
@@ -230,8 +231,8 @@ def test_a_worker_outcome_for_other_bytes_is_not_used(tmp_path: Path) -> None:
 
 
 class _Recorder:
-    calls: list[tuple[int, int]] = []
-    shown: list[bool] = []
+    calls: ClassVar[list[tuple[int, int]]] = []
+    shown: ClassVar[list[bool]] = []
 
     def __init__(self, sizes: list[int], show: bool, verb: str) -> None:
         type(self).shown.append(show)
