@@ -297,3 +297,14 @@ def test_full_output_aligns_locations_and_wraps_messages(snapshot) -> None:
     assert result.returncode == 1
     assert all(len(line) <= 80 and line == line.rstrip() for line in result.stdout.splitlines())
     assert result.stdout == snapshot(extension_class=Text)
+
+
+def test_fix_verbose_names_the_files_it_leaves_alone(tmp_path: Path) -> None:
+    shutil.copyfile(ROOT / CLEAN, tmp_path / "clean.json")
+    shutil.copyfile(ROOT / PAIRING, tmp_path / "chat.json")
+    result = cli("fix", "--diff", "-v", "--no-progress", "clean.json", "chat.json", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[:2] == [
+        "clean.json: nothing to fix",
+        "chat.json: would fix 3 finding(s) (TD302, TD303, TD304)",
+    ]
