@@ -182,3 +182,26 @@ def test_baseline_usage_errors_exit_2(tmp_path: Path) -> None:
     alone = cli("lint", "--write-baseline", "sessions", cwd=tmp_path)
     assert alone.returncode == 2
     assert "--write-baseline needs --baseline FILE to write" in alone.stderr
+
+
+def test_a_growing_document_of_unknown_layout_stays_baselined(tmp_path: Path) -> None:
+    """TD002 names the whole file: messages appended to it do not make it new."""
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    turns = [{"role": "user", "parts": "a"}, {"role": "model", "parts": "b"}]
+    (sessions / "odd.json").write_text(json.dumps({"conversation": turns}))
+    assert _concise("-q", "sessions", cwd=tmp_path)[1].split(": ")[1] == "TD002 error"
+    cli("lint", "--baseline", "b.json", "--write-baseline", "sessions", cwd=tmp_path)
+    (sessions / "odd.json").write_text(json.dumps({"conversation": [*turns, *turns]}))
+    assert _concise("--baseline", "b.json", "-q", "sessions", cwd=tmp_path) == (0, "", "")
+
+
+def test_a_torn_line_is_keyed_on_its_bytes(tmp_path: Path) -> None:
+    sessions = _project(tmp_path, FIXTURES / "claude-code" / "damaged-torn-last-line.jsonl")
+    cli("lint", "--baseline", "b.json", "--write-baseline", "sessions", cwd=tmp_path)
+    assert _concise("--baseline", "b.json", "-q", "sessions", cwd=tmp_path) == (0, "", "")
+    path = sessions / "damaged-torn-last-line.jsonl"
+    path.write_bytes(path.read_bytes() + b'{"torn')  # another torn tail: the first is now mid-file
+    code, out, _ = _concise("--baseline", "b.json", "-q", "sessions", cwd=tmp_path)
+    assert code == 1
+    assert [line.split(": ")[1] for line in out.splitlines()] == ["TD001 error"]

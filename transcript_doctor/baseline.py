@@ -14,7 +14,8 @@ other indentation moves lines and indexes but leaves those values as they were. 
 findings of one rule in one record name different parts (different pointers), so they
 get different fingerprints; findings whose named values are identical are
 interchangeable, and the baseline counts them: a third copy of a twice-recorded finding
-is reported.  A record that does not parse (TD001) is hashed as its raw bytes.
+is reported.  A record that does not parse (TD001) is hashed as its raw bytes; a finding
+about a whole JSON document (TD002) is keyed on its path and rule alone.
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ def fingerprint_all(path: str, data: bytes, findings: list[Located]) -> None:
     for located in findings:
         origin = located.origin
         value: Any = _MISSING
-        if document is not _MISSING:
+        if document is not _MISSING and origin.pointer is None:
+            # The whole file is meant (TD002): it may grow, and it is one per file anyway.
+            value = "whole document"
+        elif document is not _MISSING:
             value = _at(document, origin.pointer)
         raw = b""
         if value is _MISSING:

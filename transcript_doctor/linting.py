@@ -73,7 +73,8 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
         reports,
         quiet=plan.quiet,
         statistics=plan.statistics,
-        color=plan.color,
+        # A file gets no colour unless asked (rich and FORCE_COLOR would colour it).
+        color=plan.color if plan.color is not None or plan.output_file is None else False,
         baselined=applied.suppressed if applied else 0,
         stale=applied.stale if applied else 0,
         failed=failed,
