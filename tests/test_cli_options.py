@@ -24,6 +24,14 @@ PAIRING = "fixtures/openai-chat/damaged-tool-pairing.json"
 CLEAN = "fixtures/openai-chat/clean-parallel-tools.json"
 
 
+def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``support.cli`` with other environment variables."""
+    environment = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "TERM": "dumb", **env}
+    environment = {key: value for key, value in environment.items() if value}
+    command = [sys.executable, "-m", "transcript_doctor", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=environment, check=False)
+
+
 # --output-file
 
 
@@ -32,6 +40,18 @@ def test_output_file_holds_what_stdout_would(tmp_path: Path) -> None:
     result = cli("lint", "-o", "json", "--output-file", str(target), DAMAGED)
     assert (result.returncode, result.stdout, result.stderr) == (1, "", "")
     assert target.read_text() == cli("lint", "-o", "json", DAMAGED).stdout
+
+
+def test_output_file_is_not_coloured_unless_asked(tmp_path: Path) -> None:
+    target = tmp_path / "lint.txt"
+    for output in ("full", "concise"):
+        result = _run(
+            {"NO_COLOR": "", "FORCE_COLOR": "1"}, "lint", "-o", output, "--output-file", str(target), DAMAGED
+        )
+        assert result.returncode == 1
+        assert "TD103" in target.read_text() and "\x1b[" not in target.read_text()
+    _run({}, "lint", "-o", "concise", "--color", "always", "--output-file", str(target), DAMAGED)
+    assert "\x1b[1;31mTD103\x1b[0m" in target.read_text()
 
 
 def test_output_file_that_cannot_be_written_exits_2(tmp_path: Path) -> None:
@@ -291,9 +311,7 @@ def test_progress_bar_draws_from_the_start(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_full_output_aligns_locations_and_wraps_messages(snapshot) -> None:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80", "TERM": "dumb"}
-    command = [sys.executable, "-m", "transcript_doctor", "lint", PAIRING]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, check=False)
+    result = _run({"COLUMNS": "80"}, "lint", PAIRING)
     assert result.returncode == 1
     assert all(len(line) <= 80 and line == line.rstrip() for line in result.stdout.splitlines())
     assert result.stdout == snapshot(extension_class=Text)
