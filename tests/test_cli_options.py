@@ -239,9 +239,9 @@ def test_a_worker_outcome_for_other_bytes_is_not_used(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
     shutil.copyfile(ROOT / PAIRING, path)
     options = engine.Options(Selection.build(("ALL",)), catalog.load())
-    with fixpool.Prefetch([str(path)], options, 1) as prefetch:
+    with fixpool.Prefetch([str(path)], [0], options, 1) as prefetch:
         assert prefetch.take(str(path), b"[]") is None
-    with fixpool.Prefetch([str(path)], options, 1) as prefetch:
+    with fixpool.Prefetch([str(path)], [0], options, 1) as prefetch:
         outcome = prefetch.take(str(path), path.read_bytes())
         assert outcome is not None and outcome.changed
         assert [a.rule for a in outcome.applied] == ["TD303", "TD302", "TD304"]
@@ -326,3 +326,18 @@ def test_fix_verbose_names_the_files_it_leaves_alone(tmp_path: Path) -> None:
         "clean.json: nothing to fix",
         "chat.json: would fix 3 finding(s) (TD302, TD303, TD304)",
     ]
+
+
+def test_fix_workers_take_consecutive_batches_and_skip_what_the_caller_skipped(tmp_path: Path) -> None:
+    from transcript_doctor import fixpool
+
+    assert fixpool._batches(["a", "b", "c", "d"], [1, fixpool.BATCH_BYTES, 1, 1]) == [["a", "b"], ["c", "d"]]
+    assert [len(b) for b in fixpool._batches([str(i) for i in range(70)], [1] * 70)] == [32, 32, 6]
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    shutil.copyfile(ROOT / PAIRING, first)
+    shutil.copyfile(ROOT / DAMAGED, second)
+    options = engine.Options(Selection.build(("ALL",)), catalog.load())
+    with fixpool.Prefetch([str(first), str(second)], [1, 1], options, 1) as prefetch:
+        outcome = prefetch.take(str(second), second.read_bytes())  # the first could not be read
+        assert outcome is not None and outcome.path == str(second)
+        assert prefetch.take(str(first), first.read_bytes()) is None  # gone by: computed again

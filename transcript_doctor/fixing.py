@@ -99,7 +99,7 @@ def _ahead(
             return
         from transcript_doctor import fixpool  # a hook on a few files needs no pool
 
-        with fixpool.Prefetch(targets, options, jobs) as prefetch:
+        with fixpool.Prefetch(targets, sizes, options, jobs) as prefetch:
             yield prefetch, bar
 
 

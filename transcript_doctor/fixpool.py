@@ -18,18 +18,21 @@ from pathlib import Path
 from transcript_doctor.engine import Located, Options
 from transcript_doctor.fixer import Outcome, fix_bytes
 
-AHEAD = 4  # files submitted per worker ahead of the one being written: bounded memory
+AHEAD = 3  # batches submitted per worker ahead of the one being written: bounded memory
+BATCH_MAX_FILES = 32  # a task costs a round trip: small files travel together...
+BATCH_BYTES = 4 << 20  # ...up to this much of them
 
 
 class Prefetch:
     """Outcomes computed ahead, in order: ``take(path, data)`` after reading each file."""
 
-    def __init__(self, paths: list[str], options: Options, jobs: int) -> None:
-        self._paths = deque(paths)
+    def __init__(self, paths: list[str], sizes: list[int], options: Options, jobs: int) -> None:
+        self._batches = deque(_batches(paths, sizes))
         self._options = options
         self._jobs = jobs
         self._pool: ProcessPoolExecutor | None = None
-        self._pending: deque[tuple[str, Future[Outcome | None]]] = deque()
+        self._pending: deque[tuple[list[str], Future[list[Outcome | None]]]] = deque()
+        self._ready: deque[tuple[str, Outcome | None]] = deque()
 
     def __enter__(self) -> Prefetch:
         self._pool = ProcessPoolExecutor(self._jobs, initializer=_init, initargs=(self._options,))
@@ -42,23 +45,42 @@ class Prefetch:
 
     def _fill(self) -> None:
         assert self._pool is not None
-        while self._paths and len(self._pending) < self._jobs * AHEAD:
-            path = self._paths.popleft()
-            self._pending.append((path, self._pool.submit(_worker, path)))
+        while self._batches and len(self._pending) < self._jobs * AHEAD:
+            batch = self._batches.popleft()
+            self._pending.append((batch, self._pool.submit(_worker, batch)))
 
     def take(self, path: str, data: bytes) -> Outcome | None:
         """The outcome for ``path`` if a worker computed it from ``data``, else None."""
-        while self._pending and self._pending[0][0] != path:
-            self._pending.popleft()[1].cancel()  # a target the caller skipped
-        if not self._pending:
-            return None
-        _path, future = self._pending.popleft()
-        self._fill()
-        try:
-            outcome = future.result()
-        except Exception:  # a worker that died: the main process does the work itself
-            return None
-        return outcome if outcome is not None and outcome.before == data else None
+        while True:
+            if not self._ready:
+                if not self._pending:
+                    return None
+                batch, future = self._pending.popleft()
+                self._fill()
+                try:
+                    outcomes = future.result()
+                except Exception:  # a worker that died: the main process does the work itself
+                    outcomes = [None] * len(batch)
+                self._ready.extend(zip(batch, outcomes, strict=True))
+            found, outcome = self._ready.popleft()
+            if found == path:  # else a target the caller skipped: go on
+                return outcome if outcome is not None and outcome.before == data else None
+
+
+def _batches(paths: list[str], sizes: list[int]) -> list[list[str]]:
+    """Consecutive runs of paths (the main process writes in the walk's order)."""
+    batches: list[list[str]] = []
+    batch: list[str] = []
+    weight = 0
+    for path, size in zip(paths, sizes, strict=True):
+        batch.append(path)
+        weight += size
+        if weight >= BATCH_BYTES or len(batch) == BATCH_MAX_FILES:
+            batches.append(batch)
+            batch, weight = [], 0
+    if batch:
+        batches.append(batch)
+    return batches
 
 
 _OPTIONS: Options | None = None
@@ -69,7 +91,11 @@ def _init(options: Options) -> None:
     _OPTIONS = options
 
 
-def _worker(path: str) -> Outcome | None:
+def _worker(paths: list[str]) -> list[Outcome | None]:
+    return [_one(path) for path in paths]
+
+
+def _one(path: str) -> Outcome | None:
     assert _OPTIONS is not None
     try:
         data = Path(path).read_bytes()
