@@ -341,3 +341,21 @@ def test_fix_workers_take_consecutive_batches_and_skip_what_the_caller_skipped(t
         outcome = prefetch.take(str(second), second.read_bytes())  # the first could not be read
         assert outcome is not None and outcome.path == str(second)
         assert prefetch.take(str(first), first.read_bytes()) is None  # gone by: computed again
+
+
+def test_fix_shows_the_bar_on_long_runs_but_not_for_a_diff(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from transcript_doctor import fixing
+    from transcript_doctor.model import Severity
+
+    monkeypatch.setattr(progress, "Bar", _Recorder)
+    monkeypatch.setattr(progress, "wanted", lambda *_args, **_kw: True)
+    named = sorted(str(p) for p in (FIXTURES / "qwen-code").glob("*.jsonl"))
+    options = engine.Options(Selection.build(("ALL",)), catalog.load())
+    for mode, shown in (("out", True), ("diff", False)):
+        _Recorder.calls, _Recorder.shown = [], []
+        plan = fixing.Plan(mode, tmp_path / mode, None, Severity.WARNING, quiet=True, jobs=1)
+        fixing.run(named, options, plan)
+        assert _Recorder.shown == [shown]
+        assert sum(size for size, _ in _Recorder.calls) == sum(Path(p).stat().st_size for p in named)
