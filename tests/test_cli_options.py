@@ -343,9 +343,7 @@ def test_fix_workers_take_consecutive_batches_and_skip_what_the_caller_skipped(t
         assert prefetch.take(str(first), first.read_bytes()) is None  # gone by: computed again
 
 
-def test_fix_shows_the_bar_on_long_runs_but_not_for_a_diff(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_fix_shows_the_bar_on_long_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from transcript_doctor import fixing
     from transcript_doctor.model import Severity
 
@@ -353,7 +351,7 @@ def test_fix_shows_the_bar_on_long_runs_but_not_for_a_diff(
     monkeypatch.setattr(progress, "wanted", lambda *_args, **_kw: True)
     named = sorted(str(p) for p in (FIXTURES / "qwen-code").glob("*.jsonl"))
     options = engine.Options(Selection.build(("ALL",)), catalog.load())
-    for mode, shown in (("out", True), ("diff", False)):
+    for mode, shown in (("out", True), ("diff", True)):
         _Recorder.calls, _Recorder.shown = [], []
         plan = fixing.Plan(mode, tmp_path / mode, None, Severity.WARNING, quiet=True, jobs=1)
         fixing.run(named, options, plan)

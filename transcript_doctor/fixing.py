@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 import orjson
 
@@ -47,7 +47,8 @@ class Tally:
 def run(paths: list[str], options: Options, plan: Plan) -> int:
     """Fix every file; returns the exit status of cli.md."""
     stdin = paths == ["-"]
-    messages: TextIO = sys.stderr if stdin or plan.mode == "diff" else sys.stdout
+    # Looked up at each write: a progress bar on the terminal sets its own stream meanwhile.
+    messages = cast(TextIO, output.Current("stderr" if stdin or plan.mode == "diff" else "stdout"))
     tally = Tally()
     excluded = options.config.excluded if options.config is not None else None
     expanded = list(walk.expand(paths, excluded, plan.force_exclude))
@@ -92,7 +93,7 @@ def _ahead(
     targets = [t.path for t in expanded if isinstance(t, walk.Target)]
     sizes = [linting._size(path) for path in targets]
     jobs = 1 if "-" in targets else linting._jobs(plan.jobs, len(targets), sum(sizes))
-    show = plan.progress and plan.mode != "diff" and progress.wanted(len(targets), sum(sizes))
+    show = plan.progress and progress.wanted(len(targets), sum(sizes))
     with progress.Bar(sizes, show, "fixing") as bar:
         if jobs <= 1:
             yield None, bar

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Iterator
@@ -34,6 +35,20 @@ def stream(path: Path | None) -> Iterator[TextIO]:
         path.write_text(buffer.getvalue(), encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
         raise OutputError(f"cannot write the output file {path}: {exc.strerror}") from None
+
+
+class Current(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` as it is at each write, not as it was when taken."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def write(self, text: str) -> int:
+        stream: TextIO = getattr(sys, self.name)
+        return stream.write(text)
+
+    def flush(self) -> None:
+        getattr(sys, self.name).flush()
 
 
 def wanted(choice: str, out: TextIO) -> bool:

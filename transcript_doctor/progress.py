@@ -51,6 +51,9 @@ class Bar:
                 TimeElapsedColumn(),
                 transient=True,
                 console=Console(file=sys.stderr),
+                # What the run prints meanwhile goes above the bar, on the same terminal;
+                # a redirected standard output keeps its bytes (rich would send them here).
+                redirect_stdout=sys.stdout.isatty(),
             )
             self._bar.start()
             self._task = self._bar.add_task(self._describe(), total=self.total)
