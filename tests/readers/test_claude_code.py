@@ -246,6 +246,60 @@ def test_parallel_dag_missing_one_result_points_at_its_tool_use_line() -> None:
     ]
 
 
+def streamed_tool_execution() -> list[dict[str, Any]]:
+    """2.1.63 streamed tool execution (wild ``fabien-agent-aac1f23249197c.jsonl`` lines 42-50):
+    the results of a response's first calls are recorded while it still streams, and its
+    last ``tool_use`` line is parented on the result line of the one before."""
+    return [
+        user("u1", None, 0, "list the actions"),
+        assistant("a1", "u1", 1, "m1", text("Let me list them.")),
+        assistant("a2", "a1", 2, "m1", call("t1", "Bash")),
+        assistant("a3", "a2", 3, "m1", call("t2")),
+        user("r1", "a2", 4, result("t1"), sourceToolAssistantUUID="a2"),
+        entry("progress", "p1", "r1", 4, data={"type": "hook_progress"}),
+        user("r2", "a3", 4, result("t2"), sourceToolAssistantUUID="a3"),
+        assistant("a4", "r2", 5, "m1", call("t3", "Bash")),
+        user("r3", "a4", 6, result("t3"), sourceToolAssistantUUID="a4"),
+        assistant("a5", "r3", 7, "m2", text("Done.")),
+    ]
+
+
+def test_streamed_tool_execution_folds_the_response_back_together() -> None:
+    lines = streamed_tool_execution()
+    assert text_findings("s.jsonl", jsonl(*lines)) == []
+    conversation = read_text(jsonl(*lines))
+    assert grouped_lines(conversation) == [[1], [2, 3, 4, 8], [7, 5, 9], [10]]
+    assert [p.call_id for p in conversation.messages[1].tool_calls] == ["t1", "t2", "t3"]
+    assert [p.call_id for p in conversation.messages[2].tool_results] == ["t2", "t1", "t3"]
+
+
+def test_streamed_tool_execution_missing_a_result_is_still_td301() -> None:
+    lines = [line for line in streamed_tool_execution() if line["uuid"] != "r1"]
+    lines[4]["parentUuid"] = "a1"  # p1 hung off r1; nothing else named it
+    assert text_findings("s.jsonl", jsonl(*lines)) == [("TD301", 3, "/message/content/0")]
+
+
+def test_a_prompt_between_the_lines_of_one_response_stops_the_fold() -> None:
+    lines = [
+        user("u1", None, 0, "go"),
+        assistant("a1", "u1", 1, "m1", call("t1")),
+        user("u2", "a1", 2, "wait"),
+        assistant("a2", "u2", 3, "m1", text("Hm.")),
+    ]
+    assert grouped_lines(read_text(jsonl(*lines))) == [[1], [2], [3], [4]]
+    assert text_findings("s.jsonl", jsonl(*lines)) == [("TD301", 2, "/message/content/0")]
+
+
+def test_real_streamed_sub_agent_file_is_healthy() -> None:
+    path = FIXTURES / "wild" / "claude-code" / "fabien-agent-aac1f23249197c.jsonl"
+    assert findings(path) == []
+    messages = read(path).messages
+    turn = next(m for m in messages if m.origin.line == 42)
+    assert isinstance(turn.ref, MessageRef)
+    assert [r.index + 1 for r in turn.ref.lines] == [42, 43, 44, 48]
+    assert sorted(p.origin.line for p in messages[messages.index(turn) + 1].parts) == [45, 47, 49]
+
+
 def test_legacy_progress_fork_results_are_re_attached() -> None:
     lines = [
         user("u1", None, 0, "go"),
@@ -432,6 +486,53 @@ def test_placeholder_mentions_and_real_model_api_error_text_are_not_placeholders
         assistant("a2", "u2", 3, "m2", text("Sometimes: No response requested. That is all.")),
     ]
     assert text_findings("s.jsonl", jsonl(*lines)) == []
+
+
+def synthetic(uuid: str, parent: str, second: int, words: str, **flags: Any) -> dict[str, Any]:
+    """A harness-written assistant line (the writer's ``<synthetic>`` shape)."""
+    return assistant(uuid, parent, second, f"{uuid}-random-id", text(words), model="<synthetic>", **flags)
+
+
+@pytest.mark.parametrize(
+    ("words", "flags", "expected"),
+    [
+        # the catalog's harness texts
+        ("No response requested.", {"isApiErrorMessage": False}, [("TD201", 3, None)]),
+        ("No response requested.", {}, [("TD201", 3, None)]),
+        ("API Error: 529 Overloaded", {"isApiErrorMessage": True}, [("TD201", 3, None)]),
+        ("Request timed out", {"isApiErrorMessage": True, "error": "unknown"}, [("TD201", 3, None)]),
+        (
+            "You've hit your session limit · resets 2pm (Europe/Helsinki)",
+            {"isApiErrorMessage": True, "error": "rate_limit", "apiErrorStatus": 429},
+            [("TD201", 3, None)],
+        ),
+        ("Claude AI usage limit reached|1751547600", {}, [("TD201", 3, None)]),
+        # a partial model answer kept when the user interrupted (2.1.8x): real output
+        ("Sure, the status line is drawn below the", {"isApiErrorMessage": False}, []),
+        ("Sure, the status line is drawn below the", {}, []),
+        ("API Error: 500 is what it prints when", {"isApiErrorMessage": False}, []),
+    ],
+)
+def test_synthetic_lines_are_placeholders_only_for_catalog_texts(
+    words: str, flags: dict[str, Any], expected: list[tuple[str, int, None]]
+) -> None:
+    lines = [
+        user("u1", None, 0, "show the status line at the top"),
+        user("u2", "u1", 1, "please"),
+        synthetic("s1", "u2", 2, words, **flags),
+        user("i1", "s1", 3, [text("[Request interrupted by user]")]),
+        user("u3", "i1", 4, "never mind"),
+        assistant("a1", "u3", 5, "m1", text("OK.")),
+    ]
+    assert text_findings("s.jsonl", jsonl(*lines)) == expected
+
+
+def test_interrupted_partial_answer_is_kept_as_model_output() -> None:
+    path = DIR / "clean-interrupted-partial-answer.jsonl"
+    assert findings(path) == []
+    turn = read(path).messages[-3]
+    assert (turn.role, turn.origin.line, turn.harness_written) == (Role.ASSISTANT, 10, False)
+    assert turn.visible_text.startswith("Claude Code ne peut pas afficher")
 
 
 def test_redacted_thinking_needs_no_signature_but_alone_is_empty() -> None:
