@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from claude_sessions import assistant, call, entry, jsonl, result, text, user
-from support import FIXTURES, detected, findings, text_findings
+from support import FIXTURES, detected, findings, lint_bytes, text_findings
 
 from transcript_doctor.model import Conversation, PartKind, Role
 from transcript_doctor.readers.claude_code import READER, FileRef, LineRef, MessageRef, RelinkRef
+from transcript_doctor.reporters import record
 from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "claude-code"
@@ -33,6 +34,12 @@ def read(path: Path) -> Conversation:
 def read_text(text: str) -> Conversation:
     (conversation,) = READER.read(sniff("s.jsonl", text.encode()))
     return conversation
+
+
+def text_records(text: str) -> list[dict[str, object]]:
+    """The ``-o json`` objects of a session given as text."""
+    report = lint_bytes("s.jsonl", text.encode())
+    return [record(report, f) for f in report.findings]
 
 
 def grouped_lines(conversation: Conversation) -> list[list[int]]:
@@ -298,6 +305,91 @@ def test_real_streamed_sub_agent_file_is_healthy() -> None:
     assert isinstance(turn.ref, MessageRef)
     assert [r.index + 1 for r in turn.ref.lines] == [42, 43, 44, 48]
     assert sorted(p.origin.line for p in messages[messages.index(turn) + 1].parts) == [45, 47, 49]
+
+
+def recorded_twice() -> list[dict[str, Any]]:
+    """One conversation written twice into one file: the second recording has new uuids, the
+    same message.ids and timestamps, and drops the parallel branch its loader lost (the real
+    shape of wild ``sessionshare-fixture-general-tool-calls.jsonl``, lines 5-353 and 355-531)."""
+    first = [
+        user("u1", None, 0, "read two files"),
+        assistant("a1", "u1", 1, "m1", call("t1")),
+        assistant("a2", "a1", 2, "m1", call("t2")),
+        user("r1", "a1", 3, result("t1"), sourceToolAssistantUUID="a1"),
+        user("r2", "a2", 3, result("t2"), sourceToolAssistantUUID="a2"),
+        assistant("a3", "r2", 4, "m2", call("t3")),
+        user("r3", "a3", 5, result("t3"), sourceToolAssistantUUID="a3"),
+        assistant("a4", "r3", 6, "m3", text("Both read.")),
+    ]
+    second = [
+        user("U1", None, 0, "read two files"),
+        assistant("A2", "U1", 2, "m1", call("t2")),
+        user("R2", "A2", 3, result("t2")),
+        assistant("A3", "R2", 4, "m2", call("t3")),
+        user("R3", "A3", 5, result("t3")),
+        assistant("A4", "R3", 6, "m3", text("Both read.")),
+        user("U5", "A4", 7, "thanks"),
+        assistant("A5", "U5", 8, "m4", text("You are welcome.")),
+    ]
+    return [*first, {"type": "summary", "summary": "Reading", "leafUuid": "a4"}, *second]
+
+
+def test_conversation_recorded_twice_is_one_td305() -> None:
+    records = text_records(jsonl(*recorded_twice()))
+    assert [(r["rule"], r["line"], r["pointer"]) for r in records] == [("TD305", 3, "/message/content/0")]
+    assert records[0]["message"] == (
+        "tool call id t2 is used again (first at line 11 at /message/content/0), and 1 more id "
+        "with it: 2 responses are recorded twice (same message.id, new uuids: lines 11-13 and "
+        "again 3-6), and Claude Code merges the two copies of each into one replayed response; "
+        "tool call ids must be unique"
+    )
+
+
+def test_one_response_recorded_twice_names_it() -> None:
+    lines = [
+        user("u1", None, 0, "go"),
+        assistant("a1", "u1", 1, "m1", text("Looking."), call("t1")),
+        user("r1", "a1", 2, result("t1")),
+        assistant("a1b", "r1", 1, "m1", text("Looking."), call("t1")),
+        user("r1b", "a1b", 2, result("t1")),
+        assistant("a2", "r1b", 3, "m2", text("Done.")),
+    ]
+    records = text_records(jsonl(*lines))
+    assert [(r["rule"], r["line"]) for r in records] == [("TD305", 4)]
+    assert str(records[0]["message"]).endswith(
+        "(first at line 2 at /message/content/1): a response is recorded twice (same message.id, "
+        "new uuids: lines 2-2 and again 4-4), and Claude Code merges the two copies of each into "
+        "one replayed response; tool call ids must be unique"
+    )
+
+
+def test_an_id_reused_by_another_response_is_still_one_finding_per_call() -> None:
+    lines = [
+        user("u1", None, 0, "go"),
+        assistant("a1", "u1", 1, "m1", call("t1")),
+        user("r1", "a1", 2, result("t1")),
+        assistant("a2", "r1", 3, "m2", call("t1")),
+        user("r2", "a2", 4, result("t1")),
+        assistant("a3", "r2", 5, "m3", call("t1")),
+        user("r3", "a3", 6, result("t1")),
+        assistant("a4", "r3", 7, "m4", text("Done.")),
+    ]
+    assert text_findings("s.jsonl", jsonl(*lines)) == [
+        ("TD305", 4, "/message/content/0"),
+        ("TD305", 6, "/message/content/0"),
+    ]
+
+
+def test_real_file_holding_its_conversation_twice_gives_one_td305() -> None:
+    path = FIXTURES / "wild" / "claude-code" / "sessionshare-fixture-general-tool-calls.jsonl"
+    assert findings(path) == [
+        ("TD001", 1, None),
+        ("TD001", 2, None),
+        ("TD305", 10, "/message/content/0"),
+        ("TD201", 544, None),
+        ("TD201", 559, None),
+        ("TD306", 562, "/message/content/0"),
+    ]
 
 
 def test_legacy_progress_fork_results_are_re_attached() -> None:

@@ -24,7 +24,17 @@ from transcript_doctor.actions import (
 )
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.jsonspan import join, split
-from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.model import (
+    BrokenLink,
+    Conversation,
+    Dialect,
+    Message,
+    Origin,
+    Part,
+    PartKind,
+    Repeat,
+    Role,
+)
 from transcript_doctor.readers._claude_code_chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Line, Source
@@ -314,7 +324,7 @@ class _Scan:
         self.ref.leaf_time = leaf.timestamp if leaf is not None else ""
         self.ref.sidechain = leaf.sidechain if leaf is not None else False
         self.ref.path = self._path(written, leaf)
-        return Conversation(_messages(chain), dialect, broken, ref=self.ref)
+        return Conversation(_messages(chain), dialect, broken, ref=self.ref, repeats=_recorded_twice(chain))
 
     def _path(self, written: dict[str, Entry], leaf: Entry | None) -> frozenset[int]:
         """The lines on the written ``parentUuid`` links from ``leaf`` up (see ``FileRef.path``)."""
@@ -495,6 +505,42 @@ class _Grouper:
         if entry.copies:
             last.dup_key = ("uuid", entry.uuid)
             self.runs.extend(_copies(entry))
+
+
+def _recorded_twice(chain: list[Entry]) -> list[Repeat]:
+    """Responses the file records twice: lines of one ``message.id`` holding one ``tool_use`` id.
+
+    The writer puts each block of a response on its own line once; a second line with the
+    same response and call id is a second recording of it under new uuids (a conversation
+    copied into the file again).  Claude Code's loader splices the other recording back in
+    beside the first (``recoverOrphanedParallelToolResults`` matches by ``message.id``) and
+    merges both into one response, so every copied call id repeats: one cause (TD305 once).
+    """
+    held: dict[tuple[str, str], int] = {}
+    ids: set[str] = set()
+    responses: set[str] = set()
+    first: list[int] = []
+    again: list[int] = []
+    for entry in chain:
+        if entry.kind != "assistant" or entry.msg_id is None:
+            continue
+        for part in entry.parts:
+            if part.kind is not PartKind.TOOL_CALL or part.call_id is None:
+                continue
+            earlier = held.setdefault((entry.msg_id, part.call_id), entry.number)
+            if earlier != entry.number:
+                ids.add(part.call_id)
+                responses.add(entry.msg_id)
+                first.append(earlier)
+                again.append(entry.number)
+    if not ids:
+        return []
+    count = f"{len(responses)} responses are" if len(responses) > 1 else "a response is"
+    cause = (
+        f"{count} recorded twice (same message.id, new uuids: lines {min(first)}-{max(first)} "
+        f"and again {min(again)}-{max(again)}), and Claude Code merges the two copies of each into one replayed response"
+    )
+    return [Repeat(frozenset(ids), cause)]
 
 
 def _copies(entry: Entry) -> list[Message]:
