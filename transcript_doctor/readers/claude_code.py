@@ -413,7 +413,6 @@ class _Run:
     def __init__(self, role: Role, entry: Entry) -> None:
         self.role = role
         self.origin = Origin(entry.number, entry.index)
-        self.msg_id = entry.msg_id
         self.lines: list[LineRef] = []
         self.results: list[Part] = []
         self.others: list[Part] = []
