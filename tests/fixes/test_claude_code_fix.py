@@ -205,6 +205,40 @@ def test_orphan_result_line_goes_and_duplicate_result_line_goes() -> None:
     assert relinked(before[23], follower)[1] == json.loads(before[21])["uuid"]
 
 
+# -- files from the wild (fixtures/wild/claude-code/README.md) -----------------------------
+
+WILD = FIXTURES / "wild" / "claude-code"
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(p.name for p in WILD.glob("*.jsonl") if p.name != "sessionshare-fixture-general-tool-calls.jsonl"),
+)
+def test_healthy_wild_files_are_left_alone(name: str) -> None:
+    assert not fix(WILD / name).changed
+
+
+def test_wild_file_loses_only_its_two_no_response_requested_lines() -> None:
+    outcome = fix(WILD / "sessionshare-fixture-general-tool-calls.jsonl")
+    assert [(a.rule, a.line) for a in outcome.applied] == [("TD201", 544), ("TD201", 559)]
+    before, after = lines(outcome.before), lines(outcome.after)
+    assert len(after) == len(before) - 2
+    # lines 544 and 559 go; their children (545, 560) are re-linked to their parents (541, 556)
+    assert after[:543] == before[:543] and after[544:557] == before[545:558] and after[558:] == before[560:]
+    assert relinked(before[544], after[543]) == (
+        json.loads(before[544])["uuid"],
+        json.loads(before[540])["uuid"],
+    )
+    assert relinked(before[559], after[557]) == (
+        json.loads(before[559])["uuid"],
+        json.loads(before[555])["uuid"],
+    )
+    for gone in (before[543], before[558]):
+        placeholder = json.loads(gone)
+        assert placeholder["message"]["model"] == "<synthetic>"
+        assert placeholder["message"]["content"] == [{"type": "text", "text": "No response requested."}]
+
+
 # -- composition and the 2.1.x DAG, on small sessions --------------------------------------
 
 
