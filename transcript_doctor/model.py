@@ -158,6 +158,19 @@ class BrokenLink:
     ref: object = None
 
 
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """One structural cause behind many repeated tool call ids (TD305 reports it once).
+
+    Set by a reader that can tell why calls repeat: Claude Code files that record the same
+    responses twice (same ``message.id``, new uuids), which the vendor replays as one.
+    ``cause`` says in the reader's words what was recorded twice and where.
+    """
+
+    call_ids: frozenset[str]
+    cause: str
+
+
 @dataclass(slots=True, eq=False)
 class Conversation:
     messages: list[Message]
@@ -168,6 +181,7 @@ class Conversation:
     ref: object = None
     # Analyses computed once and shared by every rule and repair that reads them.
     memo: dict[object, object] = field(default_factory=dict, repr=False)
+    repeats: list[Repeat] = field(default_factory=list)
 
 
 @dataclass(slots=True, eq=False)

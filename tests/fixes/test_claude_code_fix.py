@@ -58,6 +58,7 @@ UNTOUCHED = [
     "codemie-session-9eda1058.jsonl",
     "codemie-incremental-subagents-turn-1.jsonl",  # TD306: pending, not damage
     "clean-rewound-branch.jsonl",
+    "clean-interrupted-partial-answer.jsonl",  # a <synthetic> line holding model output
     "damaged-duplicate-tool-use-id.jsonl",  # TD305: no fix
     "damaged-empty-signature.jsonl",  # TD402: no fix
 ]
@@ -204,6 +205,40 @@ def test_orphan_result_line_goes_and_duplicate_result_line_goes() -> None:
     assert relinked(before[23], follower)[1] == json.loads(before[21])["uuid"]
 
 
+# -- files from the wild (fixtures/wild/claude-code/README.md) -----------------------------
+
+WILD = FIXTURES / "wild" / "claude-code"
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(p.name for p in WILD.glob("*.jsonl") if p.name != "sessionshare-fixture-general-tool-calls.jsonl"),
+)
+def test_healthy_wild_files_are_left_alone(name: str) -> None:
+    assert not fix(WILD / name).changed
+
+
+def test_wild_file_loses_only_its_two_no_response_requested_lines() -> None:
+    outcome = fix(WILD / "sessionshare-fixture-general-tool-calls.jsonl")
+    assert [(a.rule, a.line) for a in outcome.applied] == [("TD201", 544), ("TD201", 559)]
+    before, after = lines(outcome.before), lines(outcome.after)
+    assert len(after) == len(before) - 2
+    # lines 544 and 559 go; their children (545, 560) are re-linked to their parents (541, 556)
+    assert after[:543] == before[:543] and after[544:557] == before[545:558] and after[558:] == before[560:]
+    assert relinked(before[544], after[543]) == (
+        json.loads(before[544])["uuid"],
+        json.loads(before[540])["uuid"],
+    )
+    assert relinked(before[559], after[557]) == (
+        json.loads(before[559])["uuid"],
+        json.loads(before[555])["uuid"],
+    )
+    for gone in (before[543], before[558]):
+        placeholder = json.loads(gone)
+        assert placeholder["message"]["model"] == "<synthetic>"
+        assert placeholder["message"]["content"] == [{"type": "text", "text": "No response requested."}]
+
+
 # -- composition and the 2.1.x DAG, on small sessions --------------------------------------
 
 
@@ -245,11 +280,11 @@ def dag(drop: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("drop", "expected"),
     [
-        # off the replayed path: answered on the last tool_use line, nothing re-linked
+        # 2.1.x: the answer hangs off its own tool_use line, as the writer does; the loader
+        # splices it in after the response, so no other line is re-linked
         ("r3", {"r1": "a2", "r2": "a3", "a5": "r2", "new": "a4"}),
-        # on the path: the last tool_use line's child (r3) follows the new line
-        ("r1", {"r2": "a3", "r3": "new", "a5": "r3", "new": "a4"}),
-        ("r2", {"r1": "a2", "r3": "new", "a5": "r3", "new": "a4"}),
+        ("r1", {"r2": "a3", "r3": "a4", "a5": "r3", "new": "a2"}),
+        ("r2", {"r1": "a2", "r3": "a4", "a5": "r3", "new": "a3"}),
     ],
 )
 def test_parallel_dag_stays_valid(tmp_path: Path, drop: str, expected: dict[str, str]) -> None:
@@ -265,15 +300,19 @@ def test_parallel_dag_stays_valid(tmp_path: Path, drop: str, expected: dict[str,
     assert sorted(p.call_id or "" for p in conversation.messages[2].parts) == ["t1", "t2", "t3"]
 
 
-def test_two_unanswered_calls_of_one_response_are_chained(tmp_path: Path) -> None:
-    outcome, by_uuid = fixed(
-        tmp_path,
-        user("u1", None, 0, "go"),
-        assistant("a1", "u1", 1, "m1", call("t1")),
-        assistant("a2", "a1", 2, "m1", call("t2")),
-        user("u2", "a2", 3, "never mind"),
-        assistant("a3", "u2", 4, "m2", text("OK.")),
-    )
+def unanswered_pair(version: str) -> list[dict[str, Any]]:
+    """Two calls of one response, neither answered; the user went on."""
+    return [
+        user("u1", None, 0, "go", version=version),
+        assistant("a1", "u1", 1, "m1", call("t1"), version=version),
+        assistant("a2", "a1", 2, "m1", call("t2"), version=version),
+        user("u2", "a2", 3, "never mind", version=version),
+        assistant("a3", "u2", 4, "m2", text("OK."), version=version),
+    ]
+
+
+def test_two_unanswered_calls_of_one_response_are_chained_before_2_1(tmp_path: Path) -> None:
+    outcome, by_uuid = fixed(tmp_path, *unanswered_pair("2.0.64"))
     assert [a.rule for a in outcome.applied] == ["TD301", "TD301"]
     first, second = derived_uuid("a2", "t1"), derived_uuid(derived_uuid("a2", "t1"), "t2")
     assert list(by_uuid) == ["u1", "a1", "a2", first, second, "u2", "a3"]
@@ -286,6 +325,73 @@ def test_two_unanswered_calls_of_one_response_are_chained(tmp_path: Path) -> Non
         "u2": second,
         "a3": "u2",
     }
+    assert "sourceToolAssistantUUID" not in by_uuid[first]
+
+
+def test_two_unanswered_calls_of_2_1_hang_off_their_own_lines_and_nothing_else_changes(
+    tmp_path: Path,
+) -> None:
+    outcome, by_uuid = fixed(tmp_path, *unanswered_pair("2.1.87"))
+    assert [a.rule for a in outcome.applied] == ["TD301", "TD301"]
+    first, second = derived_uuid("a1", "t1"), derived_uuid("a2", "t2")
+    before = lines(outcome.before)
+    assert lines(outcome.after) == [*before[:3], *lines(outcome.after)[3:5], *before[3:]]
+    assert list(by_uuid) == ["u1", "a1", "a2", first, second, "u2", "a3"]
+    assert parents(by_uuid)[first] == by_uuid[first]["sourceToolAssistantUUID"] == "a1"
+    assert parents(by_uuid)[second] == by_uuid[second]["sourceToolAssistantUUID"] == "a2"
+    assert by_uuid[first]["timestamp"] == by_uuid["a2"]["timestamp"]
+    (conversation,) = READER.read(sniff("s.jsonl", outcome.after))
+    assert [[p.call_id for p in m.tool_results] for m in conversation.messages] == [
+        [],
+        [],
+        ["t1", "t2"],
+        [],
+    ]
+
+
+def test_2_1_answer_that_would_become_the_newest_leaf_goes_on_the_path(tmp_path: Path) -> None:
+    records = unanswered_pair("2.1.87")
+    records[-1]["timestamp"] = records[2]["timestamp"]  # the leaf is no newer than the call
+    outcome, by_uuid = fixed(tmp_path, *records)
+    assert [a.rule for a in outcome.applied] == ["TD301", "TD301"]
+    first, second = derived_uuid("a2", "t1"), derived_uuid(derived_uuid("a2", "t1"), "t2")
+    assert parents(by_uuid) == {
+        "u1": None,
+        "a1": "u1",
+        "a2": "a1",
+        first: "a2",
+        second: first,
+        "u2": second,
+        "a3": "u2",
+    }
+
+
+def test_streamed_response_missing_a_result_is_answered_on_its_own_line(tmp_path: Path) -> None:
+    """2.1.63 streamed tool execution: a later tool_use line hangs off an earlier result."""
+    outcome, by_uuid = fixed(
+        tmp_path,
+        user("u1", None, 0, "list the actions"),
+        assistant("a1", "u1", 1, "m1", text("Let me list them.")),
+        assistant("a2", "a1", 2, "m1", call("t1", "Bash")),
+        assistant("a3", "a2", 3, "m1", call("t2")),
+        user("r2", "a3", 4, result("t2"), sourceToolAssistantUUID="a3"),
+        assistant("a4", "r2", 5, "m1", call("t3", "Bash")),
+        user("r3", "a4", 6, result("t3"), sourceToolAssistantUUID="a4"),
+        assistant("a5", "r3", 7, "m2", text("Done.")),
+    )
+    assert [a.rule for a in outcome.applied] == ["TD301"]
+    new = derived_uuid("a2", "t1")
+    before = lines(outcome.before)
+    assert lines(outcome.after) == [*before[:6], lines(outcome.after)[6], *before[6:]]
+    assert list(by_uuid) == ["u1", "a1", "a2", "a3", "r2", "a4", new, "r3", "a5"]
+    assert parents(by_uuid)[new] == by_uuid[new]["sourceToolAssistantUUID"] == "a2"
+    (conversation,) = READER.read(sniff("s.jsonl", outcome.after))
+    assert [[p.call_id for p in m.tool_results] for m in conversation.messages] == [
+        [],
+        [],
+        ["t2", "t1", "t3"],
+        [],
+    ]
 
 
 def test_removed_groups_that_are_parent_and_child_relink_past_both(tmp_path: Path) -> None:

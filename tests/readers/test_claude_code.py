@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from claude_sessions import assistant, call, entry, jsonl, result, text, user
-from support import FIXTURES, detected, findings, text_findings
+from support import FIXTURES, detected, findings, lint_bytes, text_findings
 
 from transcript_doctor.model import Conversation, PartKind, Role
 from transcript_doctor.readers.claude_code import READER, FileRef, LineRef, MessageRef, RelinkRef
+from transcript_doctor.reporters import record
 from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "claude-code"
@@ -33,6 +34,12 @@ def read(path: Path) -> Conversation:
 def read_text(text: str) -> Conversation:
     (conversation,) = READER.read(sniff("s.jsonl", text.encode()))
     return conversation
+
+
+def text_records(text: str) -> list[dict[str, object]]:
+    """The ``-o json`` objects of a session given as text."""
+    report = lint_bytes("s.jsonl", text.encode())
+    return [record(report, f) for f in report.findings]
 
 
 def grouped_lines(conversation: Conversation) -> list[list[int]]:
@@ -246,6 +253,145 @@ def test_parallel_dag_missing_one_result_points_at_its_tool_use_line() -> None:
     ]
 
 
+def streamed_tool_execution() -> list[dict[str, Any]]:
+    """2.1.63 streamed tool execution (wild ``fabien-agent-aac1f23249197c.jsonl`` lines 42-50):
+    the results of a response's first calls are recorded while it still streams, and its
+    last ``tool_use`` line is parented on the result line of the one before."""
+    return [
+        user("u1", None, 0, "list the actions"),
+        assistant("a1", "u1", 1, "m1", text("Let me list them.")),
+        assistant("a2", "a1", 2, "m1", call("t1", "Bash")),
+        assistant("a3", "a2", 3, "m1", call("t2")),
+        user("r1", "a2", 4, result("t1"), sourceToolAssistantUUID="a2"),
+        entry("progress", "p1", "r1", 4, data={"type": "hook_progress"}),
+        user("r2", "a3", 4, result("t2"), sourceToolAssistantUUID="a3"),
+        assistant("a4", "r2", 5, "m1", call("t3", "Bash")),
+        user("r3", "a4", 6, result("t3"), sourceToolAssistantUUID="a4"),
+        assistant("a5", "r3", 7, "m2", text("Done.")),
+    ]
+
+
+def test_streamed_tool_execution_folds_the_response_back_together() -> None:
+    lines = streamed_tool_execution()
+    assert text_findings("s.jsonl", jsonl(*lines)) == []
+    conversation = read_text(jsonl(*lines))
+    assert grouped_lines(conversation) == [[1], [2, 3, 4, 8], [7, 5, 9], [10]]
+    assert [p.call_id for p in conversation.messages[1].tool_calls] == ["t1", "t2", "t3"]
+    assert [p.call_id for p in conversation.messages[2].tool_results] == ["t2", "t1", "t3"]
+
+
+def test_streamed_tool_execution_missing_a_result_is_still_td301() -> None:
+    lines = [line for line in streamed_tool_execution() if line["uuid"] != "r1"]
+    lines[4]["parentUuid"] = "a1"  # p1 hung off r1; nothing else named it
+    assert text_findings("s.jsonl", jsonl(*lines)) == [("TD301", 3, "/message/content/0")]
+
+
+def test_a_prompt_between_the_lines_of_one_response_stops_the_fold() -> None:
+    lines = [
+        user("u1", None, 0, "go"),
+        assistant("a1", "u1", 1, "m1", call("t1")),
+        user("u2", "a1", 2, "wait"),
+        assistant("a2", "u2", 3, "m1", text("Hm.")),
+    ]
+    assert grouped_lines(read_text(jsonl(*lines))) == [[1], [2], [3], [4]]
+    assert text_findings("s.jsonl", jsonl(*lines)) == [("TD301", 2, "/message/content/0")]
+
+
+def test_real_streamed_sub_agent_file_is_healthy() -> None:
+    path = FIXTURES / "wild" / "claude-code" / "fabien-agent-aac1f23249197c.jsonl"
+    assert findings(path) == []
+    messages = read(path).messages
+    turn = next(m for m in messages if m.origin.line == 42)
+    assert isinstance(turn.ref, MessageRef)
+    assert [r.index + 1 for r in turn.ref.lines] == [42, 43, 44, 48]
+    assert sorted(p.origin.line for p in messages[messages.index(turn) + 1].parts) == [45, 47, 49]
+
+
+def recorded_twice() -> list[dict[str, Any]]:
+    """One conversation written twice into one file: the second recording has new uuids, the
+    same message.ids and timestamps, and drops the parallel branch its loader lost (the real
+    shape of wild ``sessionshare-fixture-general-tool-calls.jsonl``, lines 5-353 and 355-531)."""
+    first = [
+        user("u1", None, 0, "read two files"),
+        assistant("a1", "u1", 1, "m1", call("t1")),
+        assistant("a2", "a1", 2, "m1", call("t2")),
+        user("r1", "a1", 3, result("t1"), sourceToolAssistantUUID="a1"),
+        user("r2", "a2", 3, result("t2"), sourceToolAssistantUUID="a2"),
+        assistant("a3", "r2", 4, "m2", call("t3")),
+        user("r3", "a3", 5, result("t3"), sourceToolAssistantUUID="a3"),
+        assistant("a4", "r3", 6, "m3", text("Both read.")),
+    ]
+    second = [
+        user("U1", None, 0, "read two files"),
+        assistant("A2", "U1", 2, "m1", call("t2")),
+        user("R2", "A2", 3, result("t2")),
+        assistant("A3", "R2", 4, "m2", call("t3")),
+        user("R3", "A3", 5, result("t3")),
+        assistant("A4", "R3", 6, "m3", text("Both read.")),
+        user("U5", "A4", 7, "thanks"),
+        assistant("A5", "U5", 8, "m4", text("You are welcome.")),
+    ]
+    return [*first, {"type": "summary", "summary": "Reading", "leafUuid": "a4"}, *second]
+
+
+def test_conversation_recorded_twice_is_one_td305() -> None:
+    records = text_records(jsonl(*recorded_twice()))
+    assert [(r["rule"], r["line"], r["pointer"]) for r in records] == [("TD305", 3, "/message/content/0")]
+    assert records[0]["message"] == (
+        "tool call id t2 is used again (first at line 11 at /message/content/0), and 1 more id "
+        "with it: 2 responses are recorded twice (same message.id, new uuids: lines 11-13 and "
+        "again 3-6), and Claude Code merges the two copies of each into one replayed response; "
+        "tool call ids must be unique"
+    )
+
+
+def test_one_response_recorded_twice_names_it() -> None:
+    lines = [
+        user("u1", None, 0, "go"),
+        assistant("a1", "u1", 1, "m1", text("Looking."), call("t1")),
+        user("r1", "a1", 2, result("t1")),
+        assistant("a1b", "r1", 1, "m1", text("Looking."), call("t1")),
+        user("r1b", "a1b", 2, result("t1")),
+        assistant("a2", "r1b", 3, "m2", text("Done.")),
+    ]
+    records = text_records(jsonl(*lines))
+    assert [(r["rule"], r["line"]) for r in records] == [("TD305", 4)]
+    assert str(records[0]["message"]).endswith(
+        "(first at line 2 at /message/content/1): a response is recorded twice (same message.id, "
+        "new uuids: lines 2-2 and again 4-4), and Claude Code merges the two copies of each into "
+        "one replayed response; tool call ids must be unique"
+    )
+
+
+def test_an_id_reused_by_another_response_is_still_one_finding_per_call() -> None:
+    lines = [
+        user("u1", None, 0, "go"),
+        assistant("a1", "u1", 1, "m1", call("t1")),
+        user("r1", "a1", 2, result("t1")),
+        assistant("a2", "r1", 3, "m2", call("t1")),
+        user("r2", "a2", 4, result("t1")),
+        assistant("a3", "r2", 5, "m3", call("t1")),
+        user("r3", "a3", 6, result("t1")),
+        assistant("a4", "r3", 7, "m4", text("Done.")),
+    ]
+    assert text_findings("s.jsonl", jsonl(*lines)) == [
+        ("TD305", 4, "/message/content/0"),
+        ("TD305", 6, "/message/content/0"),
+    ]
+
+
+def test_real_file_holding_its_conversation_twice_gives_one_td305() -> None:
+    path = FIXTURES / "wild" / "claude-code" / "sessionshare-fixture-general-tool-calls.jsonl"
+    assert findings(path) == [
+        ("TD001", 1, None),
+        ("TD001", 2, None),
+        ("TD305", 10, "/message/content/0"),
+        ("TD201", 544, None),
+        ("TD201", 559, None),
+        ("TD306", 562, "/message/content/0"),
+    ]
+
+
 def test_legacy_progress_fork_results_are_re_attached() -> None:
     lines = [
         user("u1", None, 0, "go"),
@@ -432,6 +578,53 @@ def test_placeholder_mentions_and_real_model_api_error_text_are_not_placeholders
         assistant("a2", "u2", 3, "m2", text("Sometimes: No response requested. That is all.")),
     ]
     assert text_findings("s.jsonl", jsonl(*lines)) == []
+
+
+def synthetic(uuid: str, parent: str, second: int, words: str, **flags: Any) -> dict[str, Any]:
+    """A harness-written assistant line (the writer's ``<synthetic>`` shape)."""
+    return assistant(uuid, parent, second, f"{uuid}-random-id", text(words), model="<synthetic>", **flags)
+
+
+@pytest.mark.parametrize(
+    ("words", "flags", "expected"),
+    [
+        # the catalog's harness texts
+        ("No response requested.", {"isApiErrorMessage": False}, [("TD201", 3, None)]),
+        ("No response requested.", {}, [("TD201", 3, None)]),
+        ("API Error: 529 Overloaded", {"isApiErrorMessage": True}, [("TD201", 3, None)]),
+        ("Request timed out", {"isApiErrorMessage": True, "error": "unknown"}, [("TD201", 3, None)]),
+        (
+            "You've hit your session limit · resets 2pm (Europe/Helsinki)",
+            {"isApiErrorMessage": True, "error": "rate_limit", "apiErrorStatus": 429},
+            [("TD201", 3, None)],
+        ),
+        ("Claude AI usage limit reached|1751547600", {}, [("TD201", 3, None)]),
+        # a partial model answer kept when the user interrupted (2.1.8x): real output
+        ("Sure, the status line is drawn below the", {"isApiErrorMessage": False}, []),
+        ("Sure, the status line is drawn below the", {}, []),
+        ("API Error: 500 is what it prints when", {"isApiErrorMessage": False}, []),
+    ],
+)
+def test_synthetic_lines_are_placeholders_only_for_catalog_texts(
+    words: str, flags: dict[str, Any], expected: list[tuple[str, int, None]]
+) -> None:
+    lines = [
+        user("u1", None, 0, "show the status line at the top"),
+        user("u2", "u1", 1, "please"),
+        synthetic("s1", "u2", 2, words, **flags),
+        user("i1", "s1", 3, [text("[Request interrupted by user]")]),
+        user("u3", "i1", 4, "never mind"),
+        assistant("a1", "u3", 5, "m1", text("OK.")),
+    ]
+    assert text_findings("s.jsonl", jsonl(*lines)) == expected
+
+
+def test_interrupted_partial_answer_is_kept_as_model_output() -> None:
+    path = DIR / "clean-interrupted-partial-answer.jsonl"
+    assert findings(path) == []
+    turn = read(path).messages[-3]
+    assert (turn.role, turn.origin.line, turn.harness_written) == (Role.ASSISTANT, 10, False)
+    assert turn.visible_text.startswith("Claude Code ne peut pas afficher")
 
 
 def test_redacted_thinking_needs_no_signature_but_alone_is_empty() -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.editing import EditError, JsonText, Lines, splice
 from transcript_doctor.jsonspan import join
+from transcript_doctor.readers._claude_code_chain import timestamp_key
 from transcript_doctor.source import load_any
 
 if TYPE_CHECKING:
@@ -123,15 +124,46 @@ class Plan:
         return "replace"
 
     def insert_result(self, group: tuple[LineRef, ...], holder: LineRef, call_id: str | None) -> str:
-        """TD301: a user line with an error ``tool_result`` right after the call's response."""
+        """TD301: a user line with an error ``tool_result`` right after the call's response.
+
+        2.1.x writes a result line parented on the line holding its own ``tool_use``
+        (``sourceToolAssistantUUID``) and its loader splices such lines in after the whole
+        response (spec §4 step 2b): the new line is written that way, and no other line
+        changes.  Older files chain results, and a line that cannot hang off its call (no
+        ``message.id`` to be spliced by, or a timestamp that would make it the newest leaf)
+        goes on the replayed path: parented on the response, its former child re-linked.
+        """
         if call_id is None:
             raise EditError("the tool call has no id to answer")
         anchor = group[-1]
+        neighbour = self.record(anchor.index)
+        if self.spliced_by_loader(holder, neighbour):
+            new = derived_uuid(holder.uuid, call_id)
+            line = synthetic_result(neighbour, holder.uuid, new, call_id, holder.uuid)
+            self.edit.insert_after(anchor.index, line)
+            return "insert"
         parent = self.tail(anchor)
         new = derived_uuid(parent, call_id)
-        line = synthetic_result(self.record(anchor.index), parent, new, call_id, holder.uuid)
+        line = synthetic_result(neighbour, parent, new, call_id, holder.uuid)
         self.attach(anchor, new, parent, value=line)
         return "insert"
+
+    def spliced_by_loader(self, holder: LineRef, neighbour: dict[str, Any]) -> bool:
+        """Whether a result line parented on ``holder`` reaches the replay by itself.
+
+        Claude Code re-attaches it by the holder's ``message.id``; the new line is a leaf,
+        so it must be older than the leaf Claude Code resumes, or it would become that leaf.
+        """
+        if _version(neighbour.get("version")) < SOURCE_LINE_SINCE:
+            return False
+        message = self.record(holder.index).get("message")
+        msg_id = message.get("id") if isinstance(message, dict) else None
+        if not isinstance(msg_id, str) or not msg_id:
+            return False
+        written = neighbour.get("timestamp")
+        mine = timestamp_key(written) if isinstance(written, str) else None
+        leaf = timestamp_key(self.ref.leaf_time)
+        return mine is not None and leaf is not None and mine < leaf
 
     def move_result(self, line: LineRef, group: tuple[LineRef, ...]) -> str:
         """TD304: the result line leaves its place (its child goes to its parent) and goes right

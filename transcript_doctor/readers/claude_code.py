@@ -24,7 +24,17 @@ from transcript_doctor.actions import (
 )
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.jsonspan import join, split
-from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.model import (
+    BrokenLink,
+    Conversation,
+    Dialect,
+    Message,
+    Origin,
+    Part,
+    PartKind,
+    Repeat,
+    Role,
+)
 from transcript_doctor.readers._claude_code_chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.source import Container, Line, Source
@@ -33,7 +43,6 @@ REASON = "Claude Code entry envelope (uuid/parentUuid, message.content blocks)"
 METADATA_REASON = (
     "Claude Code metadata lines (summary, file-history-snapshot, queue-operation) before any entry"
 )
-SYNTHETIC_MODEL = "<synthetic>"
 CALL_BLOCKS = frozenset({"tool_use"})  # server_tool_use / mcp_tool_use answer inside the same turn
 THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 MEDIA_BLOCKS = frozenset({"image", "document"})
@@ -95,6 +104,7 @@ class FileRef:
     versions: dict[str, list[int]] = field(default_factory=dict)
     path: frozenset[int] = frozenset()
     leaf: str | None = None
+    leaf_time: str = ""  # the resumed leaf's ``timestamp``: a new line must not pass it
     sidechain: bool = False
 
 
@@ -295,9 +305,11 @@ class _Scan:
             if kind == "assistant":
                 msg_id = message.get("id")
                 entry.msg_id = msg_id if isinstance(msg_id, str) and msg_id else None
-                entry.harness = (
-                    message.get("model") == SYNTHETIC_MODEL or record.get("isApiErrorMessage") is True
-                )
+                # Only API-error lines are the harness's text whatever they say.  A line of
+                # model "<synthetic>" says who wrote it, not that its text is filler: 2.1.8x
+                # keeps the partial answer of an interrupted response that way, with
+                # ``isApiErrorMessage: false`` (spec §3.3); its placeholders are the catalog's.
+                entry.harness = record.get("isApiErrorMessage") is True
             else:
                 entry.has_result = any(p.kind is PartKind.TOOL_RESULT for p in entry.parts)
         return entry
@@ -309,9 +321,10 @@ class _Scan:
         leaf = newest_leaf(self.entries)
         chain = walk(self.entries, leaf) if leaf is not None else []
         self.ref.leaf = leaf.uuid if leaf is not None else None
+        self.ref.leaf_time = leaf.timestamp if leaf is not None else ""
         self.ref.sidechain = leaf.sidechain if leaf is not None else False
         self.ref.path = self._path(written, leaf)
-        return Conversation(_messages(chain), dialect, broken, ref=self.ref)
+        return Conversation(_messages(chain), dialect, broken, ref=self.ref, repeats=_recorded_twice(chain))
 
     def _path(self, written: dict[str, Entry], leaf: Entry | None) -> frozenset[int]:
         """The lines on the written ``parentUuid`` links from ``leaf`` up (see ``FileRef.path``)."""
@@ -394,16 +407,17 @@ def _text(block: dict[str, Any], key: str) -> str | None:
 
 
 class _Run:
-    """A message being assembled from consecutive chain lines."""
+    """A message being assembled from chain lines (consecutive ones, or one response's lines
+    folded back together across the results of its own calls)."""
 
     def __init__(self, role: Role, entry: Entry) -> None:
         self.role = role
         self.origin = Origin(entry.number, entry.index)
-        self.msg_id = entry.msg_id
         self.lines: list[LineRef] = []
         self.results: list[Part] = []
         self.others: list[Part] = []
         self.harness = False
+        self.dup_key: object = None  # set when a byte copy follows: the run is closed
 
     def take(self, entry: Entry) -> None:
         self.lines.append(LineRef(entry.index, entry.uuid, entry.parent))
@@ -414,51 +428,118 @@ class _Run:
         for part in entry.parts:  # Claude Code hoists tool_result blocks to the front
             (self.results if part.kind is PartKind.TOOL_RESULT else self.others).append(part)
 
-    def message(self, dup_key: object = None) -> Message:
+    def message(self) -> Message:
         kind = "assistant" if self.role is Role.ASSISTANT else "user"
         return Message(
             self.role,
             self.results + self.others,
             self.origin,
             harness_written=self.harness,
-            dup_key=dup_key,
+            dup_key=self.dup_key,
             ref=MessageRef(kind, tuple(self.lines)),
         )
 
 
 def _messages(chain: list[Entry]) -> list[Message]:
-    """Group the chain into API messages; system and attachment lines are not sent.
+    """Group the chain into API messages as ``normalizeMessagesForAPI`` does.
+
+    Consecutive user lines merge into one message.  An assistant line joins the earlier
+    assistant message of its response (same ``message.id``) when only assistant messages and
+    messages of tool results lie between: streamed tool execution (2.1.x) records the
+    results of a response's first calls before its later ``tool_use`` lines, and Claude
+    Code folds those lines back into the one response, so the results follow it whole.
+    System and attachment lines are not sent.
 
     Unconfirmed: how Claude Code renders each ``attachment`` type into the request; they are
     left out here, and never split a run of user lines or the lines of one response.
     """
-    messages: list[Message] = []
-    run: _Run | None = None
+    grouper = _Grouper()
     for entry in chain:
         if entry.kind == "assistant":
-            if (
-                run is None
-                or run.role is not Role.ASSISTANT
-                or entry.msg_id is None
-                or entry.msg_id != run.msg_id
-            ):
-                if run is not None:
-                    messages.append(run.message())
-                run = _Run(Role.ASSISTANT, entry)
-            run.take(entry)
+            grouper.assistant(entry)
         elif entry.kind == "user":
-            if run is None or run.role is not Role.USER:
-                if run is not None:
-                    messages.append(run.message())
-                run = _Run(Role.USER, entry)
-            run.take(entry)
-            if entry.copies:
-                messages.append(run.message(("uuid", entry.uuid)))
-                messages.extend(_copies(entry))
-                run = None
-    if run is not None:
-        messages.append(run.message())
-    return messages
+            grouper.user(entry)
+    return [r.message() if isinstance(r, _Run) else r for r in grouper.runs]
+
+
+class _Grouper:
+    """The message list being built, with what the fold-back walk would find kept at hand.
+
+    Claude Code walks back from the end for an assistant message of the same ``message.id``
+    over assistant and tool-result messages; a user message without tool results stops it.
+    Remembering each response's latest message and the latest such stop answers the same
+    question without the walk (a 20k-line chain would make it quadratic).
+    """
+
+    def __init__(self) -> None:
+        self.runs: list[_Run | Message] = []  # Messages here are byte copies (TD403), not sent
+        self.responses: dict[str, int] = {}  # message.id -> position of its latest message
+        self.stops: list[int] = []  # positions of user messages without tool results
+
+    def assistant(self, entry: Entry) -> None:
+        at = self.responses.get(entry.msg_id) if entry.msg_id is not None else None
+        if at is not None and not (self.stops and self.stops[-1] > at):
+            target = self.runs[at]
+            assert isinstance(target, _Run)
+        else:
+            target = _Run(Role.ASSISTANT, entry)
+            if entry.msg_id is not None:
+                self.responses[entry.msg_id] = len(self.runs)
+            self.runs.append(target)
+        target.take(entry)
+
+    def user(self, entry: Entry) -> None:
+        last = self.runs[-1] if self.runs else None
+        if isinstance(last, _Run) and last.role is Role.USER and last.dup_key is None:
+            stopped = not last.results
+            last.take(entry)
+            if stopped and last.results:  # tool results merged in: no longer a stop
+                self.stops.pop()
+        else:
+            last = _Run(Role.USER, entry)
+            last.take(entry)
+            if not last.results:
+                self.stops.append(len(self.runs))
+            self.runs.append(last)
+        if entry.copies:
+            last.dup_key = ("uuid", entry.uuid)
+            self.runs.extend(_copies(entry))
+
+
+def _recorded_twice(chain: list[Entry]) -> list[Repeat]:
+    """Responses the file records twice: lines of one ``message.id`` holding one ``tool_use`` id.
+
+    The writer puts each block of a response on its own line once; a second line with the
+    same response and call id is a second recording of it under new uuids (a conversation
+    copied into the file again).  Claude Code's loader splices the other recording back in
+    beside the first (``recoverOrphanedParallelToolResults`` matches by ``message.id``) and
+    merges both into one response, so every copied call id repeats: one cause (TD305 once).
+    """
+    held: dict[tuple[str, str], int] = {}
+    ids: set[str] = set()
+    responses: set[str] = set()
+    first: list[int] = []
+    again: list[int] = []
+    for entry in chain:
+        if entry.kind != "assistant" or entry.msg_id is None:
+            continue
+        for part in entry.parts:
+            if part.kind is not PartKind.TOOL_CALL or part.call_id is None:
+                continue
+            earlier = held.setdefault((entry.msg_id, part.call_id), entry.number)
+            if earlier != entry.number:
+                ids.add(part.call_id)
+                responses.add(entry.msg_id)
+                first.append(earlier)
+                again.append(entry.number)
+    if not ids:
+        return []
+    count = f"{len(responses)} responses are" if len(responses) > 1 else "a response is"
+    cause = (
+        f"{count} recorded twice (same message.id, new uuids: lines {min(first)}-{max(first)} "
+        f"and again {min(again)}-{max(again)}), and Claude Code merges the two copies of each into one replayed response"
+    )
+    return [Repeat(frozenset(ids), cause)]
 
 
 def _copies(entry: Entry) -> list[Message]:
