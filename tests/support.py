@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -65,6 +66,17 @@ def detected(path: Path | str) -> str | None:
     return claim[1].reader if claim else None
 
 
+def detected_bytes(name: str, data: bytes) -> str | None:
+    from transcript_doctor import readers
+    from transcript_doctor.source import NotJson, sniff
+
+    try:
+        claim = readers.detect(sniff(name, data))
+    except NotJson:
+        return None
+    return claim[1].reader if claim else None
+
+
 def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     """Run the installed CLI for real: exit codes and streams as a user sees them."""
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "TERM": "dumb"}
@@ -79,24 +91,30 @@ def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.
     )
 
 
-def fix(path: Path | str, reader: str | None = None, select: tuple[str, ...] = ("ALL",)) -> Outcome:
+def fix(
+    path: Path | str, reader: str | None = None, select: tuple[str, ...] = ("ALL",), unsafe: bool = True
+) -> Outcome:
     """Fix one file through the engine and check the promises every fix keeps.
 
     The repaired bytes must lint clean of fixable findings, a second fix must change
-    nothing, and undoing the report's steps must give back the original exactly.
+    nothing (also when the next run detects the layout itself), and undoing the report's
+    steps must give back the original exactly.  ``unsafe``: with ``--unsafe-fixes`` (the
+    repair mechanics most tests check); the default-mode tests pass False.
     """
     from transcript_doctor import fixer
 
     path = Path(path)
     data = path.read_bytes()
-    options = engine.Options(Selection.build(select), _catalog(), reader)
+    options = engine.Options(Selection.build(select), _catalog(), reader, unsafe_fixes=unsafe)
     outcome = fixer.fix_bytes(path.name, data, options)
     assert outcome.error is None, outcome.error
     assert fixer.undo(outcome.after, outcome.steps) == data
     assert_accounted(outcome)
     again = fixer.fix_bytes(path.name, outcome.after, options)
     assert again.after == outcome.after, "a second fix changed the file"
-    left = lint_bytes(path.name, outcome.after, reader or outcome.reader, select)
+    if reader is None:
+        assert detected_bytes(path.name, outcome.after) == detected_bytes(path.name, data)
+    left = engine.lint_bytes(path.name, outcome.after, replace(options, reader=reader or outcome.reader))
     assert [f.finding.rule.code for f in left.findings if f.fixable] == []
     return outcome
 

@@ -97,7 +97,9 @@ def test_repairing_other_records_leaves_the_rest_hidden_and_the_fixed_entry_stal
     sessions = _project(tmp_path, PAIRING)
     cli("lint", "--baseline", "b.json", "--write-baseline", "sessions", cwd=tmp_path)
     path = sessions / PAIRING.name
-    assert cli("fix", "--in-place", "--select", "TD302", str(path)).returncode == 1  # /6 removed
+    assert (
+        cli("fix", "--in-place", "--unsafe-fixes", "--select", "TD302", str(path)).returncode == 1
+    )  # /6 removed
     assert _pointers(tmp_path)[-1] == "/6/tool_calls/0"  # TD305, at /7 when recorded
     assert _concise("--baseline", "b.json", "sessions", cwd=tmp_path) == (
         0,

@@ -97,6 +97,7 @@ def test_json_output_fields_match_the_contract() -> None:
         "record",
         "pointer",
         "fixable",
+        "fix_applicability",
     ]
     first = data[0]
     assert first["path"] == DAMAGED

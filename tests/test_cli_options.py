@@ -86,7 +86,7 @@ def test_full_color_always_colours_and_never_does_not() -> None:
 
 
 def test_fix_diff_is_coloured_on_request(snapshot) -> None:
-    result = cli("fix", "--diff", "-q", "--color", "always", PAIRING)
+    result = cli("fix", "--diff", "-q", "--unsafe-fixes", "--color", "always", PAIRING)
     assert result.returncode == 1
     assert result.stdout == snapshot(extension_class=Text)
     assert "\x1b[" not in cli("fix", "--diff", "-q", PAIRING).stdout
@@ -167,11 +167,11 @@ def test_show_settings_resolves_the_first_file(tmp_path: Path) -> None:
 
 def test_lint_fix_runs_fix(tmp_path: Path) -> None:
     shutil.copyfile(ROOT / PAIRING, tmp_path / "chat.json")
-    alias = cli("lint", "--fix", "chat.json", cwd=tmp_path)
+    alias = cli("lint", "--fix", "--unsafe-fixes", "chat.json", cwd=tmp_path)
     copy = tmp_path / "transcript-doctor-fixed" / "chat.json"
     repaired = copy.read_bytes()
     shutil.rmtree(tmp_path / "transcript-doctor-fixed")
-    direct = cli("fix", "chat.json", cwd=tmp_path)
+    direct = cli("fix", "--unsafe-fixes", "chat.json", cwd=tmp_path)
     assert (alias.returncode, alias.stdout, alias.stderr) == (direct.returncode, direct.stdout, direct.stderr)
     assert alias.stdout.splitlines()[0] == "chat.json: fixed 3 finding(s) (TD302, TD303, TD304)"
     assert repaired == copy.read_bytes()
@@ -191,7 +191,7 @@ def test_rules_as_json(snapshot) -> None:
     assert result.returncode == 0
     rules = json.loads(result.stdout)
     assert len(rules) == 19
-    assert rules[0].keys() == {"code", "name", "severity", "summary", "fix", "fixable"}
+    assert rules[0].keys() == {"code", "name", "severity", "summary", "fix", "fixable", "fix_applicability"}
     assert result.stdout == snapshot(extension_class=Text)
 
 
@@ -238,7 +238,7 @@ def test_a_worker_outcome_for_other_bytes_is_not_used(tmp_path: Path) -> None:
 
     path = tmp_path / "chat.json"
     shutil.copyfile(ROOT / PAIRING, path)
-    options = engine.Options(Selection.build(("ALL",)), catalog.load())
+    options = engine.Options(Selection.build(("ALL",)), catalog.load(), unsafe_fixes=True)
     with fixpool.Prefetch([str(path)], [0], options, 1) as prefetch:
         assert prefetch.take(str(path), b"[]") is None
     with fixpool.Prefetch([str(path)], [0], options, 1) as prefetch:
@@ -320,7 +320,9 @@ def test_full_output_aligns_locations_and_wraps_messages(snapshot) -> None:
 def test_fix_verbose_names_the_files_it_leaves_alone(tmp_path: Path) -> None:
     shutil.copyfile(ROOT / CLEAN, tmp_path / "clean.json")
     shutil.copyfile(ROOT / PAIRING, tmp_path / "chat.json")
-    result = cli("fix", "--diff", "-v", "--no-progress", "clean.json", "chat.json", cwd=tmp_path)
+    result = cli(
+        "fix", "--diff", "-v", "--no-progress", "--unsafe-fixes", "clean.json", "chat.json", cwd=tmp_path
+    )
     assert result.returncode == 1
     assert result.stderr.splitlines()[:2] == [
         "clean.json: nothing to fix",
@@ -336,7 +338,7 @@ def test_fix_workers_take_consecutive_batches_and_skip_what_the_caller_skipped(t
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     shutil.copyfile(ROOT / PAIRING, first)
     shutil.copyfile(ROOT / DAMAGED, second)
-    options = engine.Options(Selection.build(("ALL",)), catalog.load())
+    options = engine.Options(Selection.build(("ALL",)), catalog.load(), unsafe_fixes=True)
     with fixpool.Prefetch([str(first), str(second)], [1, 1], options, 1) as prefetch:
         outcome = prefetch.take(str(second), second.read_bytes())  # the first could not be read
         assert outcome is not None and outcome.path == str(second)

@@ -41,7 +41,7 @@ def test_in_place_rewrites_keeps_mode_and_exits_1(tmp_path: Path) -> None:
     path = _copy(tmp_path)
     path.chmod(0o640)
     report = tmp_path / "report.json"
-    result = cli("fix", "--in-place", "--report", str(report), str(path))
+    result = cli("fix", "--in-place", "--unsafe-fixes", "--report", str(report), str(path))
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines()[0] == f"{path}: fixed 3 finding(s) (TD302, TD303, TD304)"
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
@@ -70,7 +70,7 @@ def test_in_place_exit_0_when_nothing_changes_and_nothing_is_left(tmp_path: Path
 
 def test_diff_writes_nothing(tmp_path: Path) -> None:
     path = _copy(tmp_path)
-    result = cli("fix", "--diff", str(path))
+    result = cli("fix", "--diff", "--unsafe-fixes", str(path))
     assert result.returncode == 1
     assert result.stdout.startswith(f"--- a/{path}\n")
     assert '-  {"role": "tool", "tool_call_id": "call_zzz", "content": "stale"},' in result.stdout
@@ -80,7 +80,7 @@ def test_diff_writes_nothing(tmp_path: Path) -> None:
 
 def test_default_writes_copies_and_report_under_out(tmp_path: Path) -> None:
     path = _copy(tmp_path)
-    result = cli("fix", "--out", "fixed", "chat.json", cwd=tmp_path)
+    result = cli("fix", "--unsafe-fixes", "--out", "fixed", "chat.json", cwd=tmp_path)
     assert result.returncode == 1  # TD305 is left
     assert path.read_bytes() == DAMAGED.read_bytes()
     repaired = (tmp_path / "fixed" / "chat.json").read_bytes()
@@ -90,7 +90,7 @@ def test_default_writes_copies_and_report_under_out(tmp_path: Path) -> None:
 
 
 def test_stdin_to_stdout() -> None:
-    result = cli("fix", "-", stdin=DAMAGED.read_bytes())
+    result = cli("fix", "--unsafe-fixes", "-", stdin=DAMAGED.read_bytes())
     assert result.returncode == 1
     assert b"call_zzz" not in result.stdout.encode()
     assert result.stdout.startswith("[\n")
@@ -101,7 +101,7 @@ def test_in_place_through_a_symlink_replaces_the_target(tmp_path: Path) -> None:
     target = _copy(tmp_path)
     link = tmp_path / "link.json"
     link.symlink_to(target)
-    assert cli("fix", "--in-place", str(link)).returncode == 1
+    assert cli("fix", "--in-place", "--unsafe-fixes", str(link)).returncode == 1
     assert link.is_symlink()
     assert b"call_zzz" not in target.read_bytes()
 

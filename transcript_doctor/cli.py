@@ -122,6 +122,13 @@ FixOpt = Annotated[bool, typer.Option("--fix", help="Run `fix` with these option
 RulesFormatOpt = Annotated[
     RulesFormat, typer.Option("--output-format", "-o", help="Output format: text or json.")
 ]
+UnsafeFixesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--unsafe-fixes",
+        help="Also apply (fix) or count as fixable (lint) repairs that may destroy real model or tool output.",
+    ),
+]
 
 
 def _settings(
@@ -199,8 +206,14 @@ def lint(
     show_files: ShowFilesOpt = False,
     show_settings: ShowSettingsOpt = False,
     fix_instead: FixOpt = False,
+    unsafe_fixes: UnsafeFixesOpt = False,
+    show_fixes: Annotated[
+        bool, typer.Option("--show-fixes", help="Under each finding, say what fix would do and its class.")
+    ] = False,
 ) -> None:
     """Check transcripts and report findings (exit 1 if any)."""
+    from dataclasses import replace
+
     from transcript_doctor import baseline, linting, output
 
     if fix_instead:
@@ -211,11 +224,12 @@ def lint(
             baseline=baseline_file is not None or write_baseline,
             show_files=show_files,
             show_settings=show_settings,
+            show_fixes=show_fixes,
         )
         fix(paths, reader=reader, select=select, extend_select=extend_select, ignore=ignore,
             config_file=config_file, exit_zero=exit_zero, fail_on=fail_on, quiet=quiet,
             force_exclude=force_exclude, redact=redact, jobs=jobs, no_progress=no_progress,
-            color=color, verbose=verbose)  # fmt: skip
+            color=color, verbose=verbose, unsafe_fixes=unsafe_fixes)  # fmt: skip
         return
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")
@@ -234,9 +248,10 @@ def lint(
                 EXIT_ERROR if showing.files(paths or ["."], options, force_exclude, sys.stdout) else 0
             )
         raise typer.Exit(EXIT_CLEAN)
+    options = replace(options, unsafe_fixes=unsafe_fixes)
     plan = linting.Plan(
         output_format.value, statistics, quiet, not no_progress, jobs, force_exclude,
-        baseline=baseline_file, write_baseline=write_baseline, output_file=output_file,
+        show_fixes=show_fixes, baseline=baseline_file, write_baseline=write_baseline, output_file=output_file,
         color=None if color is Color.auto else color is Color.always, verbose=verbose,
     )  # fmt: skip
     try:
@@ -276,8 +291,11 @@ def fix(
     no_progress: NoProgressOpt = False,
     color: ColorOpt = Color.auto,
     verbose: VerboseOpt = False,
+    unsafe_fixes: UnsafeFixesOpt = False,
 ) -> None:
     """Repair transcripts minimally: copies under --out, or --in-place, or --diff."""
+    from dataclasses import replace
+
     from transcript_doctor import fixing
 
     if in_place and diff:
@@ -285,6 +303,7 @@ def fix(
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")
     options = _settings(reader, select, extend_select, ignore, config_file, redact)
+    options = replace(options, unsafe_fixes=unsafe_fixes)
     mode = "diff" if diff else "in-place" if in_place else "out"
     plan = fixing.Plan(
         mode, out, report, Severity(fail_on.value), quiet, force_exclude,
@@ -304,8 +323,9 @@ def rules_table(output_format: RulesFormatOpt = RulesFormat.text) -> None:
         docs.write_json([docs.entry(rule) for rule in checks.rules()], sys.stdout)
         return
     for rule in checks.rules():
-        fix = "fix" if rule.fix else "   "
-        typer.echo(f"{rule.code}  {rule.severity.value:<7}  {fix}  {rule.name:<36}  {rule.summary}")
+        # The fix's class: applied by default (safe), only with --unsafe-fixes, or per finding.
+        fix = "/".join(a.value for a in rule.applicability) or "-"
+        typer.echo(f"{rule.code}  {rule.severity.value:<7}  {fix:<11}  {rule.name:<36}  {rule.summary}")
 
 
 @app.command("rule")

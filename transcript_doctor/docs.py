@@ -14,6 +14,8 @@ def text(rule: Rule) -> str:
     if doc.is_file():
         return str(doc.read_text(encoding="utf-8"))
     fix = rule.fix or "none"
+    if rule.applicability:
+        fix += f" ({'/'.join(a.value for a in rule.applicability)})"
     return f"# {rule.name} ({rule.code})\n\nSeverity: {rule.severity.value} · Fix: {fix}\n\n{rule.summary}\n"
 
 
@@ -46,6 +48,8 @@ def entry(rule: Rule, explanation: bool = False) -> dict[str, object]:
         "summary": rule.summary,
         "fix": rule.fix,
         "fixable": rule.fix is not None,
+        # The classes the repair can take: ["safe"], ["unsafe"], both (per finding) or none.
+        "fix_applicability": [a.value for a in rule.applicability],
     }
     if explanation:
         data["explanation"] = text(rule)

@@ -7,14 +7,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from transcript_doctor import checks, readers
+from transcript_doctor import checks, guard, readers
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.plain import Screen
 from transcript_doctor.config import Config
 from transcript_doctor.editing import Splice
-from transcript_doctor.model import Finding, Origin
+from transcript_doctor.model import Applicability, Finding, Origin
 from transcript_doctor.readers.base import Reader, Transcript, preview
 from transcript_doctor.source import Container, NotJson, Source, sniff
 
@@ -28,6 +28,7 @@ class Options:
     config: Config | None = None
     with_edits: bool = False  # attach each fixable finding's splices (SARIF fixes)
     screen: bool = True  # skip building conversations proven clean (off: tests compare)
+    unsafe_fixes: bool = False  # repairs that may destroy real output count as fixable
 
     def for_path(self, path: str) -> Options:
         """The options for one file: per-file-ignores and reader globs applied."""
@@ -46,9 +47,17 @@ class Located:
 
     finding: Finding
     origin: Origin
+    # A repair is available and applies under the run's settings (ruff's meaning): safe,
+    # or unsafe with ``--unsafe-fixes``.  ``fix`` repairs exactly these.
     fixable: bool
     edits: list[Splice] | None = None
     fingerprint: str | None = None  # set for --baseline (baseline.py)
+    # The class of the available repair whatever the settings; None: no repair.
+    applicability: Applicability | None = None
+    # Why a repair that exists is withheld (a pairing contradiction), else None.
+    blocked: str | None = None
+    # With edits: the first and last line of the file the repair would change.
+    fix_lines: tuple[int, int] | None = None
 
 
 @dataclass(slots=True)
@@ -104,20 +113,42 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
         if entry.check is None or entry.rule not in options.selection:
             continue
         for finding in entry.check(ctx):
-            located = _locate(transcript, finding, ctx)
-            if options.with_edits and located.fixable:
-                located.edits = preview(transcript, finding.action)
-            found.append(located)
+            found.append(_locate(transcript, finding, ctx, options.unsafe_fixes))
+    guard.withhold_contradictions(transcript, found, ctx)
+    if options.with_edits:  # SARIF fixes, --show-fixes
+        for located in found:
+            if located.applicability is not None:
+                located.edits = preview(transcript, located.finding.action)
+            if located.edits:
+                located.fix_lines = _lines_changed(transcript.source.data, located.edits)
     found.sort(key=lambda f: (f.origin.line, f.origin.record, f.finding.rule.code, f.origin.pointer or ""))
     return found
 
 
-def _locate(transcript: Transcript, finding: Finding, ctx: Context) -> Located:
+_SEPARATORS = b", \t\r\n"
+
+
+def _lines_changed(data: bytes, edits: list[Splice]) -> tuple[int, int]:
+    """The first and last line whose content a repair changes (the separators around a
+    removed element are not its content)."""
+    points: list[int] = []
+    for edit in edits:
+        old = data[edit.start : edit.end]
+        lead = len(old) - len(old.lstrip(_SEPARATORS))
+        kept = len(old.rstrip(_SEPARATORS))
+        points += [edit.start + lead, edit.start + kept - 1] if kept > lead else [edit.start]
+    return data.count(b"\n", 0, min(points)) + 1, data.count(b"\n", 0, max(points)) + 1
+
+
+def _locate(transcript: Transcript, finding: Finding, ctx: Context, unsafe_fixes: bool) -> Located:
     origin = finding.origin
     if origin.line == 0:
         origin = Origin(ctx.line(origin) if origin.pointer else 1, origin.record, origin.pointer)
-    fixable = finding.action is not None and transcript.reader.supports(finding.action)
-    return Located(finding, origin, fixable)
+    if finding.action is None or not transcript.reader.supports(finding.action):
+        return Located(finding, origin, False)
+    applicability = finding.safety.applicability
+    fixable = applicability is Applicability.SAFE or unsafe_fixes
+    return Located(finding, origin, fixable, applicability=applicability)
 
 
 def _choose(source: Source, options: Options) -> tuple[Reader | None, str | None]:

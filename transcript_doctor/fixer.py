@@ -1,26 +1,34 @@
 """``fix``: findings -> edits -> new bytes, verified by linting the result again.
 
-Repairs are applied one rule at a time, in an order where earlier repairs cannot undo
-later ones (records are repaired and removed before results are paired, content is
-trimmed last).  After each rule the file is read and linted again: a rule's repairs are
-kept only if they cleared their findings and added no error that ``fix`` cannot repair
-in turn; otherwise they are rolled back, reported, and tried again only after other
-repairs have changed the file.  What a repair exposes (a new
-final turn ending in whitespace) is repaired in a further round, so that a second run
-has nothing left to do; findings without a repair that appear (TD104 after a Gemini
+Only fixable findings are repaired: safe repairs, and unsafe ones (that may destroy real
+model or tool output) only with ``--unsafe-fixes``.  Repairs are applied one rule at a
+time, in an order where earlier repairs cannot undo later ones (records are repaired and
+removed before results are paired, content is trimmed last).  After each rule the file
+is read again, by the same reader, and linted: a rule's repairs are kept only if they
+cleared their findings, added no error that ``fix`` cannot repair in turn, and left the
+file detected as the same layout (else a second run would read it as another vendor's
+and change it again).  When a rule's repairs fail together, they are split and tried in
+halves, so that only the repairs that fail are rolled back, each with its reason; those
+are tried again only after other repairs have changed the file.  What a repair exposes
+(a new final turn ending in whitespace) is repaired in a further round, so that a second
+run has nothing left to do; findings without a repair that appear (TD104 after a Gemini
 placeholder goes) are reported with the repairs that exposed them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from transcript_doctor import engine
+from transcript_doctor import engine, readers
+from transcript_doctor.checks.context import element_bytes
 from transcript_doctor.editing import EditError, Logged, Splice, splice
 from transcript_doctor.engine import Located, Options
-from transcript_doctor.model import Severity
+from transcript_doctor.model import Applicability, Severity
 from transcript_doctor.readers.base import Transcript, editor
+from transcript_doctor.source import Source
 
 # Whole records first, then pairing, then content inside surviving records.
 ORDER = (
@@ -28,6 +36,9 @@ ORDER = (
     "TD303", "TD302", "TD304", "TD301", "TD102", "TD401",
 )  # fmt: skip
 MAX_PASSES = 4
+MAX_RESTARTS = 2  # repairs again without the ones whose errors stayed
+# Verifications a file may spend on splitting failed groups (each lints the file again).
+SPLIT_BUDGET = 48
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +50,8 @@ class Applied:
     message: str
     action: str
     edits: tuple[Logged, ...]
+    applicability: Applicability = Applicability.SAFE
+    safety: str = ""  # what the repair keeps or destroys
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +74,7 @@ class Outcome:
     steps: list[Step] = field(default_factory=list)
     remaining: list[tuple[Located, str]] = field(default_factory=list)  # finding, why unfixed
     introduced: list[Located] = field(default_factory=list)  # findings the repairs exposed
-    rolled_back: list[str] = field(default_factory=list)
+    rolled_back: list[str] = field(default_factory=list)  # "RULE: why", one per failed repair
     skipped: str | None = None
     error: str | None = None
 
@@ -78,41 +91,34 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
         return outcome
     # Re-read with the same reader: an edit must not change how the file is understood.
     pinned = replace(options, reader=transcript.reader.name)
+    run = _Run(path, pinned, _detected(transcript.source))
     original = report.findings
-    current, findings = data, original
-    # Rules whose repairs were rolled back, with how many groups were kept by then: such a
-    # rule is tried again only after another rule's repairs changed the file (removing an
-    # empty turn can make a stacked partial repairable), else a second run would differ.
-    failed: dict[str, int] = {}
-    kept = 0
-    for _ in range(MAX_PASSES):
-        progress = False
-        for rule in ORDER:
-            group = [f for f in findings if f.fixable and f.finding.rule.code == rule]
-            if not group or failed.get(rule) == kept:
-                continue
-            attempt = _attempt(path, current, transcript, group, findings, pinned)
-            # One note per rule: the outcome of its last attempt.
-            outcome.rolled_back = [n for n in outcome.rolled_back if not n.startswith(f"{rule}:")]
-            if isinstance(attempt, str):
-                outcome.rolled_back.append(f"{rule}: {attempt}")
-                failed[rule] = kept
-                continue
-            failed.pop(rule, None)
-            new, applied, splices, new_findings, transcript = attempt
-            outcome.applied.extend(applied)
-            outcome.steps.extend(_steps(current, splices))
-            current, findings = new, new_findings
-            kept += 1
-            progress = True
-        if not progress or all(failed.get(f.finding.rule.code) == kept for f in findings if f.fixable):
+    # Repairs whose errors stayed at the end are banned and the file repaired again from
+    # the start without them: the independent repairs stay (issue: one relink that
+    # exposed an unrepairable TD301 used to take every repair of the file with it).
+    banned: dict[_Key, tuple[str, str]] = {}
+    for _ in range(MAX_RESTARTS + 1):
+        state = _passes(run, data, transcript, original, banned)
+        new_errors = _new_errors(original, state.findings)
+        culprits = [s for s in state.kept if new_errors & s.added] if new_errors else []
+        if not culprits:
             break
-    if _new_errors(original, findings):
+        for step in culprits:
+            why = f"its repair exposed errors that could not be repaired ({', '.join(sorted(new_errors & step.added))})"
+            banned.update((key, (step.rule, why)) for key in step.keys)
+    current, findings, final = state.data, state.findings, state.transcript
+    outcome.applied, outcome.steps = state.applied, state.steps
+    reasons = {k: why for k, (_, why) in {**state.failed, **banned}.items()}
+    rules = {k: rule for k, (rule, _) in {**state.failed, **banned}.items()}
+    unfixed = [k for f in findings if (k := _key(final, f)) in reasons]
+    outcome.rolled_back = list(dict.fromkeys(f"{rules[k]}: {reasons[k]}" for k in unfixed))
+    if new_errors:
         # Never leave a file with an error it did not have: give it back untouched.
         outcome.rolled_back.append(
-            f"all: the repairs together left new errors ({_new_errors(original, findings)})"
+            f"all: the repairs together left new errors ({', '.join(sorted(new_errors))})"
         )
-        outcome.applied, outcome.steps, current, findings = [], [], data, original
+        outcome.applied, outcome.steps, current, findings, final = [], [], data, original, transcript
+        reasons = {}
     outcome.after = current
     outcome.introduced = _introduced(original, findings, Counter(a.rule for a in outcome.applied))
     outcome.remaining = [
@@ -120,31 +126,188 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
             f,
             "appeared after other repairs: review it"
             if f in outcome.introduced
-            else _why_unfixed(f, outcome.rolled_back),
+            else _why_unfixed(f, reasons.get(_key(final, f)), outcome.rolled_back),
         )
         for f in findings
     ]
     return outcome
 
 
-def _attempt(
-    path: str,
+@dataclass(slots=True)
+class _Kept:
+    """One rule's repairs kept in a pass: which findings, and the error codes they added."""
+
+    rule: str
+    keys: list[_Key]
+    added: set[str]
+
+
+@dataclass(slots=True)
+class _State:
+    data: bytes
+    transcript: Transcript
+    findings: list[Located]
+    applied: list[Applied] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    kept: list[_Kept] = field(default_factory=list)
+    failed: dict[_Key, tuple[str, str]] = field(default_factory=dict)  # key -> (rule, why)
+
+
+def _passes(
+    run: _Run,
     data: bytes,
     transcript: Transcript,
-    group: list[Located],
     findings: list[Located],
-    pinned: Options,
-) -> tuple[bytes, list[Applied], list[Splice], list[Located], Transcript] | str:
+    banned: dict[_Key, tuple[str, str]],
+) -> _State:
+    """Every applicable repair, rule by rule in ORDER, until nothing more changes."""
+    state = _State(data, transcript, findings)
+    # Repairs that were rolled back (by identity), with how many groups were kept by then:
+    # such a repair is tried again only after other repairs changed the file (removing
+    # an empty turn can make a stacked partial repairable), else a second run would differ.
+    failed_at: dict[_Key, int] = {}
+    for _ in range(MAX_PASSES):
+        progress = False
+        for rule in ORDER:
+            transcript, current = state.transcript, state.data
+            group = [
+                f
+                for f in state.findings
+                if f.fixable
+                and f.finding.rule.code == rule
+                and _allowed(transcript, f, failed_at, banned, len(state.kept))
+            ]
+            if not group:
+                continue
+            attempt, rejected = _attempt_split(run, current, transcript, group, state.findings)
+            for located, why in rejected:
+                key = _key(transcript, located)
+                failed_at[key] = len(state.kept)
+                state.failed[key] = (rule, why)
+            if attempt is None:
+                continue
+            keys = [_key(transcript, f) for f in attempt.group]
+            state.kept.append(_Kept(rule, keys, _new_errors(state.findings, attempt.findings)))
+            state.applied.extend(attempt.applied)
+            state.steps.extend(_steps(current, attempt.splices))
+            state.data, state.findings, state.transcript = attempt.data, attempt.findings, attempt.transcript
+            progress = True
+        if not progress:
+            break
+    return state
+
+
+def _allowed(
+    transcript: Transcript,
+    located: Located,
+    failed_at: dict[_Key, int],
+    banned: dict[_Key, tuple[str, str]],
+    kept: int,
+) -> bool:
+    if not failed_at and not banned:
+        return True
+    key = _key(transcript, located)
+    return key not in banned and failed_at.get(key) != kept
+
+
+@dataclass(slots=True)
+class _Run:
+    """What every verification of one file compares with."""
+
+    path: str
+    pinned: Options
+    detected: tuple[str, bool] | None  # how detection read the input
+    budget: int = SPLIT_BUDGET
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """Repairs that passed verification: the new bytes, as read and linted again."""
+
+    group: list[Located]  # the findings repaired
+    data: bytes
+    applied: list[Applied]
+    splices: list[Splice]
+    findings: list[Located]
+    transcript: Transcript
+
+
+_Key = tuple[str, str, str]
+
+
+def _key(transcript: Transcript, located: Located) -> _Key:
+    """A finding's identity across edits: lines move, the element's bytes do not."""
+    finding = located.finding
+    raw = element_bytes(transcript.source, located.origin) or b""
+    return (
+        finding.rule.code,
+        re.sub(r"\d+", "#", finding.message),
+        hashlib.sha1(raw, usedforsecurity=False).hexdigest(),
+    )
+
+
+def _detected(source: Source) -> tuple[str, bool] | None:
+    claim = readers.detect(source)
+    return None if claim is None else (claim[1].reader, claim[1].transcript)
+
+
+def _attempt_split(
+    run: _Run, data: bytes, transcript: Transcript, group: list[Located], findings: list[Located]
+) -> tuple[Attempt | None, list[tuple[Located, str]]]:
+    """The largest part of one rule's repairs that passes verification, and the repairs
+    that failed with why.  A failing group is tried in halves (within the file's budget),
+    so one repair that fails does not take its independent neighbours with it."""
+    attempt = _attempt(run, data, transcript, group, findings)
+    if not isinstance(attempt, str):
+        return attempt, []
+    if len(group) == 1 or run.budget <= 0:
+        return None, [(located, attempt) for located in group]
+    run.budget -= 1
+    half = len(group) // 2
+    first, failed = _attempt_split(run, data, transcript, group[:half], findings)
+    second, failed_second = _attempt_split(run, data, transcript, group[half:], findings)
+    failed += failed_second
+    if first is None or second is None:
+        return first or second, failed
+    rejected = {id(located) for located, _ in failed}
+    passing = [located for located in group if id(located) not in rejected]
+    together = _attempt(run, data, transcript, passing, findings)
+    if not isinstance(together, str):
+        return together, failed
+    # Each half passes alone but not with the other: keep the first; the second is tried
+    # again on the file the first leaves.
+    return first, failed
+
+
+def _attempt(
+    run: _Run, data: bytes, transcript: Transcript, group: list[Located], findings: list[Located]
+) -> Attempt | str:
     """One rule's repairs applied and the result linted again, or why they must go."""
-    applied = _apply_group(path, data, transcript, group)
+    applied = _apply_group(run.path, data, transcript, group)
     if isinstance(applied, str):
         return applied
     new, repairs, splices = applied
-    report, new_transcript = engine.inspect(path, new, pinned)
+    report, new_transcript = engine.inspect(run.path, new, run.pinned)
+    if new_transcript is None:
+        return "the result could not be read again"
     why = _verify(findings, report.findings, group[0].finding.rule.code, len(group))
-    if why is not None or new_transcript is None:
-        return why or "the result could not be read again"
-    return new, repairs, splices, report.findings, new_transcript
+    if why is None:
+        why = _flipped(run.detected, _detected(new_transcript.source))
+    if why is not None:
+        return why
+    return Attempt(group, new, repairs, splices, report.findings, new_transcript)
+
+
+def _flipped(before: tuple[str, bool] | None, after: tuple[str, bool] | None) -> str | None:
+    """Why a repaired file would be read differently by the next run, or None."""
+    if after == before:
+        return None
+    was = before[0] if before else "no reader"
+    if after is None:
+        return f"the repaired file would no longer be recognised as {was} (TD002 unknown-layout)"
+    if not after[1]:
+        return f"the repaired file would be skipped as a {after[0]} companion file, not read as {was}"
+    return f"the repaired file would be detected as {after[0]}, not {was}, and read differently"
 
 
 def _apply_group(
@@ -160,7 +323,15 @@ def _apply_group(
             return f"line {located.origin.line}: {exc}"
         finding = located.finding
         applied.append(
-            Applied(finding.rule.code, located.origin.line, finding.message, verb, tuple(edit.log[before:]))
+            Applied(
+                finding.rule.code,
+                located.origin.line,
+                finding.message,
+                verb,
+                tuple(edit.log[before:]),
+                finding.safety.applicability,
+                finding.safety.reason,
+            )
         )
     try:
         splices = edit.splices()
@@ -188,13 +359,14 @@ def _verify(before: list[Located], after: list[Located], rule: str, fixed: int) 
     )
     worse = sorted(code for code in stubborn if stubborn[code] > baseline[code])
     if worse:
-        return f"the repair would add errors it cannot fix ({', '.join(worse)})"
+        # Not fixable here may mean an unsafe repair left out by the options: say both.
+        return f"the repair would add errors that fix cannot repair with these options ({', '.join(worse)})"
     return None
 
 
-def _new_errors(before: list[Located], after: list[Located]) -> str:
+def _new_errors(before: list[Located], after: list[Located]) -> set[str]:
     old, new = _counts(before, Severity.ERROR), _counts(after, Severity.ERROR)
-    return ", ".join(sorted(code for code in new if new[code] > old[code]))
+    return {code for code in new if new[code] > old[code]}
 
 
 def _introduced(before: list[Located], after: list[Located], fixed: Counter[str]) -> list[Located]:
@@ -214,12 +386,18 @@ def _introduced(before: list[Located], after: list[Located], fixed: Counter[str]
     return sorted(extra, key=lambda f: (f.origin.line, f.finding.rule.code))
 
 
-def _why_unfixed(located: Located, rolled_back: list[str]) -> str:
+def _why_unfixed(located: Located, rolled_back: str | None, notes: list[str]) -> str:
     rule = located.finding.rule
+    if located.blocked is not None:
+        return located.blocked
+    if located.applicability is Applicability.UNSAFE and not located.fixable:
+        return f"unsafe fix not applied ({located.finding.safety.reason}); apply it with --unsafe-fixes"
     if rule.fix is None:
         return "no automatic fix for this rule"
-    for note in rolled_back:
-        if note.startswith(rule.code + ":"):
+    if rolled_back is not None:
+        return "rolled back: " + rolled_back
+    for note in notes:
+        if note.startswith("all:"):
             return "rolled back: " + note.split(": ", 1)[1]
     if located.finding.action is None or not located.fixable:
         return "this case cannot be repaired without guessing"

@@ -15,7 +15,7 @@ import orjson
 from transcript_doctor import __version__, fixreport, output, progress, walk, writer
 from transcript_doctor.engine import Options
 from transcript_doctor.fixer import Outcome, fix_bytes
-from transcript_doctor.model import Severity
+from transcript_doctor.model import Applicability, Severity
 
 if TYPE_CHECKING:
     from transcript_doctor import fixpool
@@ -190,11 +190,21 @@ def _summary(tally: Tally, out: TextIO) -> None:
                 f"{outcome.path}:{located.origin.line}: {finding.rule.code} {finding.message} [not fixed: {why}]\n"
             )
         for note in outcome.rolled_back:
-            out.write(f"{outcome.path}: rolled back {note}\n")
+            if note.startswith("all:"):  # the others are said with the finding they concern
+                out.write(f"{outcome.path}: rolled back {note}\n")
     fixed = sum(len(o.applied) for o in tally.outcomes)
     files = sum(1 for o in tally.outcomes if o.changed)
     left = sum(len(o.remaining) for o in tally.outcomes)
     out.write(f"Fixed {fixed} finding(s) in {files} file(s); {left} left.\n")
+    hidden = sum(
+        1
+        for o in tally.outcomes
+        for f, _ in o.remaining
+        if f.applicability is Applicability.UNSAFE and not f.fixable
+    )
+    if hidden:
+        what = "1 hidden fix" if hidden == 1 else f"{hidden} hidden fixes"
+        out.write(f"{what} can be enabled with the `--unsafe-fixes` option.\n")
 
 
 def _error(message: str) -> None:

@@ -30,6 +30,8 @@ def file_entry(outcome: Outcome) -> dict[str, Any]:
                 "rule": applied.rule,
                 "line": applied.line,
                 "action": applied.action,
+                "applicability": applied.applicability.value,
+                "safety": applied.safety,
                 "message": applied.message,
                 "records": [
                     {"where": edit.pointer, **_bytes("original", edit.old), **_bytes("new", edit.new)}
@@ -44,7 +46,13 @@ def file_entry(outcome: Outcome) -> dict[str, Any]:
             for step in outcome.steps
         ],
         "unfixed": [
-            {"rule": f.finding.rule.code, "line": f.origin.line, "message": f.finding.message, "why": why}
+            {
+                "rule": f.finding.rule.code,
+                "line": f.origin.line,
+                "message": f.finding.message,
+                "why": why,
+                "fix_applicability": f.applicability.value if f.applicability else None,
+            }
             for f, why in outcome.remaining
         ],
         "introduced": [

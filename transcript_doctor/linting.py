@@ -33,6 +33,7 @@ class Plan:
     output_file: Path | None = None
     color: bool | None = None  # None: when the output is a terminal
     verbose: bool = False
+    show_fixes: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ class Result(reporters.Run):
 
 
 def run(paths: list[str], options: Options, plan: Plan) -> Result:
-    if plan.output == "sarif":
+    if plan.output == "sarif" or plan.show_fixes:
         options = replace(options, with_edits=True)
     excluded = options.config.excluded if options.config is not None else None
     targets: list[walk.Target] = []
@@ -77,6 +78,8 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
         color=plan.color if plan.color is not None or plan.output_file is None else False,
         baselined=applied.suppressed if applied else 0,
         stale=applied.stale if applied else 0,
+        unsafe_fixes=options.unsafe_fixes,
+        show_fixes=plan.show_fixes,
         failed=failed,
     )
     with output.stream(plan.output_file) as out:

@@ -43,6 +43,39 @@ class Severity(str, Enum):
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
+class Applicability(str, Enum):
+    """Whether ``fix`` applies a repair by default (ruff's fix applicability).
+
+    Decided by what a repair destroys: a repair that deletes or replaces what may be
+    real model or tool output is unsafe and needs ``--unsafe-fixes``; one that only adds,
+    or removes what is provably not real output (a catalog placeholder, a byte copy,
+    bytes no loader can read), is safe.
+    """
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, slots=True)
+class Safety:
+    """One repair's class, and what it keeps or destroys in words a user can check."""
+
+    applicability: Applicability
+    reason: str
+
+
+def safe(reason: str) -> Safety:
+    return Safety(Applicability.SAFE, reason)
+
+
+def unsafe(reason: str) -> Safety:
+    return Safety(Applicability.UNSAFE, reason)
+
+
+# A finding whose check did not say what its repair destroys is treated as unsafe.
+UNDECIDED = unsafe("the repair may change real model or tool output")
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """A rule's identity and contract; its check lives beside it in ``checks/``."""
@@ -52,6 +85,9 @@ class Rule:
     severity: Severity
     summary: str
     fix: str | None = None  # what ``fix`` does; None when the rule is never fixable
+    # The classes the repair can take, and when (docs and the ``rules`` table); a rule
+    # with both decides per finding.
+    applicability: tuple[Applicability, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,9 +222,12 @@ class Conversation:
 
 @dataclass(slots=True, eq=False)
 class Finding:
-    """One rule violation.  ``action`` is the abstract repair a reader may apply."""
+    """One rule violation.  ``action`` is the abstract repair a reader may apply;
+    ``safety`` says whether ``fix`` applies it by default (set by the check, which knows
+    what the repair would destroy)."""
 
     rule: Rule
     origin: Origin
     message: str
     action: object = None
+    safety: Safety = UNDECIDED

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutate import MUTATIONS, damage, duplicate_line
-from support import FIXTURES, _catalog, assert_accounted
+from support import FIXTURES, _catalog, assert_accounted, detected_bytes
 
 from transcript_doctor import engine, fixer
 from transcript_doctor.checks import Selection
@@ -41,12 +41,12 @@ PROFILE = os.environ.get("TD_FUZZ_PROFILE", "ci")
 
 
 @cache
-def _options() -> engine.Options:
-    return engine.Options(Selection.build(["ALL"]), _catalog())
+def _options(unsafe: bool = False) -> engine.Options:
+    return engine.Options(Selection.build(["ALL"]), _catalog(), unsafe_fixes=unsafe)
 
 
-def check(name: str, data: bytes) -> None:
-    options = _options()
+def check(name: str, data: bytes, unsafe: bool = True) -> None:
+    options = _options(unsafe)
     report = engine.lint_bytes(name, data, options)
     assert report.error is None, report.error
     unscreened = engine.lint_bytes(name, data, replace(options, screen=False))
@@ -59,7 +59,7 @@ def check(name: str, data: bytes) -> None:
         return
     assert fixer.undo(outcome.after, outcome.steps) == data, "the report does not give back the input"
     assert_accounted(outcome)
-    pinned = engine.Options(options.selection, options.catalog, outcome.reader)
+    pinned = engine.Options(options.selection, options.catalog, outcome.reader, unsafe_fixes=unsafe)
     after = engine.lint_bytes(name, outcome.after, pinned)
     assert after.error is None, after.error
     left = {f.finding.rule.code for f in after.findings if f.fixable}
@@ -67,6 +67,8 @@ def check(name: str, data: bytes) -> None:
     assert left <= rolled or "all" in rolled, f"fixable findings left without a reason: {left - rolled}"
     again = fixer.fix_bytes(name, outcome.after, pinned)
     assert again.after == outcome.after, "a second fix changed the file"
+    assert detected_bytes(name, outcome.after) == detected_bytes(name, data), "detection flipped (D7)"
+    assert fixer.fix_bytes(name, outcome.after, options).after == outcome.after, "a second run changed it"
 
 
 def _case(case: int) -> tuple[str, bytes, list[str]]:
@@ -80,7 +82,7 @@ def _case(case: int) -> tuple[str, bytes, list[str]]:
 def test_seeded_damage(case: int) -> None:
     name, data, applied = _case(case)
     try:
-        check(name, data)
+        check(name, data, unsafe=case % 2 == 1)
     except Exception as exc:
         raise AssertionError(f"{name} seed {case} {applied}: {exc!r}") from exc
 
@@ -100,6 +102,7 @@ def test_hypothesis_damage(path, mutations, other) -> None:  # type: ignore[no-u
 
 def test_every_fixture_as_is() -> None:
     for path in FILES:
+        check(path.name, path.read_bytes(), unsafe=False)
         check(path.name, path.read_bytes())
 
 

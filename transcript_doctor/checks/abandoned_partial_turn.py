@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.turns import abandoned_partials, last_turn
-from transcript_doctor.model import Finding, Role, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Role, Rule, Severity, unsafe
 
 RULE = Rule(
     "TD101",
@@ -15,7 +15,11 @@ RULE = Rule(
     Severity.ERROR,
     "The replayed history ends with assistant output from a turn that died mid-stream.",
     "remove the partial assistant record(s); keep the notices",
+    (Applicability.UNSAFE,),
 )
+
+# A partial answer is real model output, kept by some vendors on purpose.
+SAFETY = unsafe("removes a partial model answer, which is real model output")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -28,6 +32,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 "the history ends with a partial assistant turn abandoned before an error or "
                 f"interrupted notice; every retry replays it{ctx.where(conversation)}",
                 RemoveMessage(message),
+                SAFETY,
             )
         if partials:
             continue
@@ -43,4 +48,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"the history ends with a partial assistant turn marked {ctx.quote(marker.text or '')} "
                 f"({marker.vendor}); every retry replays it{ctx.where(conversation)}",
                 RemoveMessage(final),
+                SAFETY,
             )

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from transcript_doctor.actions import Relink
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Rule, Severity, unsafe
 
 RULE = Rule(
     "TD404",
@@ -14,7 +14,11 @@ RULE = Rule(
     Severity.WARNING,
     "A record whose parent link names a record that is not in the file, so resume drops everything before it.",
     "re-link it to the nearest preceding record of the same chain",
+    (Applicability.UNSAFE,),
 )
+
+# The nearest preceding record is a guess: the lost parent may have been on another branch.
+SAFETY = unsafe("re-links the chain to a record chosen by position, which changes what resume replays")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -26,4 +30,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"parent {link.missing} is not in the file; resume silently drops everything "
                 f"before this record{ctx.where(conversation)}",
                 Relink(link),
+                SAFETY,
             )

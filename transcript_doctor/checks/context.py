@@ -8,6 +8,7 @@ from typing import TypeVar
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.model import Conversation, Origin
 from transcript_doctor.readers.base import Transcript
+from transcript_doctor.source import Container, Source
 
 T = TypeVar("T")
 EXCERPT = 40
@@ -23,6 +24,32 @@ def shared(analysis: Callable[[Conversation], T], conversation: Conversation, ke
     if name not in memo:
         memo[name] = analysis(conversation)
     return memo[name]  # type: ignore[return-value]
+
+
+def element_bytes(source: Source, origin: Origin) -> bytes | None:
+    """The exact bytes of the element an origin names (a JSONL line, or the value at its
+    pointer), or None when they cannot be told: what a fix's safety compares."""
+    from transcript_doctor import jsonspan
+
+    try:
+        if source.container is Container.JSONL:
+            lines = source.lines
+            line = lines[origin.record] if origin.record < len(lines) else None
+            if line is None or line.number != origin.line:
+                line = next((ln for ln in lines if ln.number == origin.line), None)
+            if line is None:
+                return None
+            if origin.pointer is None:
+                return source.line_bytes(line)
+            root = jsonspan.index(source.data, line.start, line.end)
+        elif origin.pointer is None:
+            return None
+        else:
+            root = source.spans()
+        span = jsonspan.resolve(root, origin.pointer)
+    except (KeyError, IndexError, ValueError):
+        return None
+    return source.data[span.start : span.end]
 
 
 class Context:
@@ -43,6 +70,14 @@ class Context:
         if origin.line or origin.pointer is None:
             return origin.line
         return self.transcript.source.line_at(origin.pointer)
+
+    def raw(self, origin: Origin) -> bytes | None:
+        return element_bytes(self.transcript.source, origin)
+
+    def same_bytes(self, one: Origin, other: Origin) -> bool:
+        """Whether two elements are byte for byte the same (False when unknown)."""
+        first = self.raw(one)
+        return first is not None and first == self.raw(other)
 
     def place(self, origin: Origin) -> str:
         """How a message refers to another element: its line, and where inside a JSONL line."""

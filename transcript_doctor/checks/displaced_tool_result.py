@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from transcript_doctor.actions import MoveResult
 from transcript_doctor.checks import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Rule, Severity, unsafe
 
 RULE = Rule(
     "TD304",
@@ -15,7 +15,11 @@ RULE = Rule(
     Severity.ERROR,
     "A tool result that exists but not in the message right after its call.",
     "move the result to directly after its call",
+    (Applicability.UNSAFE,),
 )
+
+# A result placed by a wrong pairing would be moved away from the call it answers.
+SAFETY = unsafe("moves a real tool result; if the pairing is wrong it lands after the wrong call")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -29,4 +33,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"result for {call} is not in the message right after its call at "
                 f"{ctx.place(moved.call.part.origin)}{how}{ctx.where(conversation)}",
                 MoveResult(moved.message, moved.part, moved.call.message),
+                SAFETY,
             )

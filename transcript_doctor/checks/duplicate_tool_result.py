@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from transcript_doctor.actions import RemoveResult
 from transcript_doctor.checks import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Rule, Severity, safe, unsafe
 
 RULE = Rule(
     "TD303",
@@ -15,7 +15,11 @@ RULE = Rule(
     Severity.ERROR,
     "More than one result for one tool call in the replayed history.",
     "keep the first result, remove the others",
+    (Applicability.SAFE, Applicability.UNSAFE),
 )
+
+COPY = safe("the removed result is a byte-identical copy of the one kept")
+DIFFERENT = unsafe("the removed result differs from the one kept: it may be real tool output")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -29,4 +33,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"another result for {call}, which was answered already; the call at "
                 f"{ctx.place(extra.call.part.origin)} gets two responses{how}{ctx.where(conversation)}",
                 RemoveResult(extra.message, extra.part),
+                COPY
+                if extra.first is not None and ctx.same_bytes(extra.part.origin, extra.first.origin)
+                else DIFFERENT,
             )

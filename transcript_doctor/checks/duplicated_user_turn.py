@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from transcript_doctor.actions import RemoveDuplicate
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Message, Role, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Message, Role, Rule, Severity, safe, unsafe
 
 RULE = Rule(
     "TD403",
@@ -14,7 +14,11 @@ RULE = Rule(
     Severity.WARNING,
     "The same user message recorded twice in a row by the harness (same content and id/timestamp, or a byte copy).",
     "remove the later copy",
+    (Applicability.SAFE, Applicability.UNSAFE),
 )
+
+COPY = safe("the removed record is a byte-identical copy of the one kept")
+DIFFERENT = unsafe("the removed record differs from the one kept (same content and identity, other bytes)")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -36,5 +40,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                     f"user turn repeats the one at {ctx.place(previous.origin)} exactly (same content "
                     f"and identity): the harness recorded it twice{ctx.where(conversation)}",
                     RemoveDuplicate(message),
+                    COPY if ctx.same_bytes(message.origin, previous.origin) else DIFFERENT,
                 )
             previous = message

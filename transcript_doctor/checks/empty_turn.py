@@ -7,7 +7,18 @@ from collections.abc import Iterator
 from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.turns import abandoned_partials
-from transcript_doctor.model import Finding, Message, PartKind, Role, Rule, Severity
+from transcript_doctor.model import (
+    Applicability,
+    Finding,
+    Message,
+    PartKind,
+    Role,
+    Rule,
+    Safety,
+    Severity,
+    safe,
+    unsafe,
+)
 
 RULE = Rule(
     "TD103",
@@ -15,6 +26,7 @@ RULE = Rule(
     Severity.ERROR,
     "An assistant turn with no content, only empty or whitespace text, or (Claude Code) only thinking blocks.",
     "remove the turn",
+    (Applicability.SAFE, Applicability.UNSAFE),
 )
 
 
@@ -38,6 +50,14 @@ def emptiness(message: Message, thinking_only_is_empty: bool) -> str | None:
     return "holds only empty or whitespace text"
 
 
+def safety(message: Message) -> Safety:
+    """Safe when nothing but empty or whitespace text goes; a thinking block (its text,
+    signature or redacted data) is model output."""
+    if all(p.kind is PartKind.TEXT and not p.text.strip() for p in message.parts):
+        return safe("the turn holds no content: nothing but whitespace is removed")
+    return unsafe("removes thinking blocks, which are model output")
+
+
 def check(ctx: Context) -> Iterator[Finding]:
     for conversation in ctx.conversations:
         partials = abandoned_partials(conversation)
@@ -51,4 +71,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                     message.origin,
                     f"assistant turn {why}{ctx.where(conversation)}",
                     RemoveMessage(message),
+                    safety(message),
                 )

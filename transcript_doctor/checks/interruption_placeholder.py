@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.catalog import INTERRUPTION
 from transcript_doctor.checks.context import Context
-from transcript_doctor.checks.placeholders import whole_turn_markers
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.checks.placeholders import safety, whole_turn_markers
+from transcript_doctor.model import Applicability, Finding, Rule, Severity
 
 RULE = Rule(
     "TD202",
@@ -16,6 +16,7 @@ RULE = Rule(
     Severity.ERROR,
     "A model-authored turn that is a harness interruption marker rather than model output.",
     "remove the turn",
+    (Applicability.SAFE, Applicability.UNSAFE),
 )
 
 
@@ -30,4 +31,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"{ctx.quote(message.visible_text.strip())}, not model output; the model learns to "
             f"repeat it{ctx.where(conversation)}",
             RemoveMessage(message),
+            safety(message),
         )

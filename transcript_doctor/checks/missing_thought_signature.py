@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from transcript_doctor.actions import AddSignature
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, PartKind, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, PartKind, Rule, Severity, safe
 
 RULE = Rule(
     "TD401",
@@ -14,7 +14,10 @@ RULE = Rule(
     Severity.WARNING,
     "The first functionCall part of a replayed Gemini model turn has no thoughtSignature, which Gemini 3 rejects.",
     'add "thoughtSignature": "skip_thought_signature_validator" to that part',
+    (Applicability.SAFE,),
 )
+
+SAFETY = safe("adds the signature Gemini CLI itself adds; changes nothing else")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -29,4 +32,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                         f"functionCall{name} opens a model turn without a thoughtSignature; "
                         f"Gemini 3 rejects the replayed history{ctx.where(conversation)}",
                         AddSignature(message, part),
+                        SAFETY,
                     )

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from transcript_doctor.actions import RemoveResult
 from transcript_doctor.checks import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Rule, Severity, unsafe
 
 RULE = Rule(
     "TD302",
@@ -15,7 +15,11 @@ RULE = Rule(
     Severity.ERROR,
     "A tool result whose id matches no earlier tool call.",
     "remove the result",
+    (Applicability.UNSAFE,),
 )
+
+# An orphan may be a real result whose call was lost or mis-paired (an id-less call).
+SAFETY = unsafe("removes a tool result, which may be real tool output whose call was lost or mis-paired")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -27,4 +31,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 orphan.part.origin,
                 f"result for {call} answers no earlier tool call{how}{ctx.where(conversation)}",
                 RemoveResult(orphan.message, orphan.part),
+                SAFETY,
             )

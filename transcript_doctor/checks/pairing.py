@@ -34,11 +34,13 @@ class Unanswered:
 
 @dataclass(slots=True, eq=False)
 class Placed:
-    """A result and what it answers (``call`` is None for an orphan)."""
+    """A result and what it answers (``call`` is None for an orphan; ``first`` is the
+    result kept for a duplicate)."""
 
     message: Message
     part: Part
     call: Call | None
+    first: Part | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -58,7 +60,7 @@ def analyse(conversation: Conversation) -> Pairing:
     groups = _groups(messages, conversation.dialect.coalesce_roles)
     pending: dict[object, deque[Call]] = {}
     first_call: dict[object, Call] = {}
-    answered: set[object] = set()
+    answered: dict[object, Part] = {}  # the first result of each answered call
     for index, (message, group) in enumerate(zip(messages, groups, strict=True)):
         for part in message.parts:
             # A part without an id can never pair: its call stays open, its result orphaned.
@@ -74,11 +76,11 @@ def analyse(conversation: Conversation) -> Pairing:
                 queue = pending.get(key)
                 if queue:
                     call = queue.popleft()
-                    answered.add(key)
+                    answered.setdefault(key, part)
                     if group != call.group + 1:
                         result.displaced.append(Placed(message, part, call))
                 elif key in answered:
-                    result.duplicates.append(Placed(message, part, first_call[key]))
+                    result.duplicates.append(Placed(message, part, first_call[key], answered[key]))
                 else:
                     result.orphans.append(Placed(message, part, None))
     left = [call for queue in pending.values() for call in queue]

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.catalog import INTERRUPTION
 from transcript_doctor.checks.context import Context
-from transcript_doctor.checks.placeholders import whole_turn_markers
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.checks.placeholders import safety, whole_turn_markers
+from transcript_doctor.model import Applicability, Finding, Rule, Severity
 
 RULE = Rule(
     "TD201",
@@ -16,6 +16,7 @@ RULE = Rule(
     Severity.ERROR,
     "An assistant turn whose whole visible text is a known harness placeholder from the catalog.",
     "remove the turn; keep tool pairing and parent links valid",
+    (Applicability.SAFE, Applicability.UNSAFE),
 )
 
 
@@ -29,4 +30,5 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"assistant turn is the {marker.vendor} placeholder "
             f"{ctx.quote(message.visible_text.strip())}, not model output{ctx.where(conversation)}",
             RemoveMessage(message),
+            safety(message),
         )

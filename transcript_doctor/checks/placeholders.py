@@ -6,12 +6,20 @@ from collections.abc import Iterator
 
 from transcript_doctor.catalog import Catalog, Marker
 from transcript_doctor.checks.context import Context, shared
-from transcript_doctor.model import Conversation, Message, PartKind, Role
+from transcript_doctor.model import Conversation, Message, PartKind, Role, Safety, safe, unsafe
 
 
 def is_whole_turn_candidate(message: Message) -> bool:
     """A turn that calls a tool or carries media is model output whatever its text says."""
     return not any(p.kind in (PartKind.TOOL_CALL, PartKind.MEDIA) for p in message.parts)
+
+
+def safety(message: Message) -> Safety:
+    """Removing a turn that is only the placeholder's text loses nothing the model said;
+    a thinking (or any other) block beside it is model output."""
+    if all(p.kind is PartKind.TEXT for p in message.parts):
+        return safe("the turn's whole text is a catalog placeholder the harness wrote")
+    return unsafe("the turn also holds thinking or other blocks, which are model output")
 
 
 def whole_turn_markers(ctx: Context) -> Iterator[tuple[Conversation, Message, Marker]]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from transcript_doctor.actions import StripTrailingWhitespace
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.turns import abandoned_partials, last_turn
-from transcript_doctor.model import Finding, PartKind, Role, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, PartKind, Role, Rule, Severity, safe
 
 RULE = Rule(
     "TD102",
@@ -15,7 +15,10 @@ RULE = Rule(
     Severity.ERROR,
     "The history ends with an assistant text whose last character is whitespace (Anthropic rejects it as prefill).",
     "strip the trailing whitespace of that text only",
+    (Applicability.SAFE,),
 )
+
+SAFETY = safe("removes only trailing whitespace; every other character of the text stays")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -36,4 +39,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"the final assistant text ends with whitespace ({tail!r}), which Anthropic "
                 f"rejects when the history is replayed as prefill{ctx.where(conversation)}",
                 StripTrailingWhitespace(final, part),
+                SAFETY,
             )

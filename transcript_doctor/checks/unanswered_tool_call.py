@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from transcript_doctor.actions import InsertResult
 from transcript_doctor.checks import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Rule, Severity, safe
 
 RULE = Rule(
     "TD301",
@@ -15,7 +15,10 @@ RULE = Rule(
     Severity.ERROR,
     "A tool call with no result although the conversation went on past it.",
     "insert a synthetic error result right after the call, in the vendor's own shape",
+    (Applicability.SAFE,),
 )
+
+SAFETY = safe("adds a synthetic error result marked as such; removes nothing")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -30,4 +33,5 @@ def check(ctx: Context) -> Iterator[Finding]:
                 f"{call} has no result, but the conversation continues at "
                 f"{ctx.place(gap.continued_at.origin)}{how}{ctx.where(conversation)}",
                 InsertResult(gap.call.message, gap.call.part),
+                SAFETY,
             )

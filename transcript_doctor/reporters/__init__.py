@@ -13,7 +13,7 @@ from importlib import import_module
 from typing import TextIO
 
 from transcript_doctor.engine import FileReport, Located
-from transcript_doctor.model import Rule, Severity
+from transcript_doctor.model import Applicability, Rule, Severity
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,8 @@ class Run:
     color: bool | None = None  # --color: None decides from the stream (output.wanted)
     baselined: int = 0  # findings the --baseline hid
     stale: int = 0  # baseline entries of the checked files that matched no finding
+    unsafe_fixes: bool = False  # unsafe repairs count as fixable
+    show_fixes: bool = False  # say under each finding what fix would do
 
     @property
     def findings(self) -> list[tuple[FileReport, Located]]:
@@ -62,9 +64,7 @@ def summary_lines(run: Run) -> list[str]:
         ]
         noun = "finding" if total == 1 else "findings"
         lines.append(f"Found {total} {noun} ({', '.join(parts)}).")
-        fixable = sum(1 for _, f in run.findings if f.fixable)
-        if fixable:
-            lines.append(f"[*] {fixable} fixable with `transcript-doctor fix`.")
+        lines.extend(_fixable_lines(run))
     else:
         checked = sum(1 for r in run.reports if r.skipped is None and r.error is None)
         lines.append(f"All checks passed ({checked} {'file' if checked == 1 else 'files'} checked).")
@@ -81,6 +81,40 @@ def summary_lines(run: Run) -> list[str]:
     return lines
 
 
+def _fixable_lines(run: Run) -> list[str]:
+    """ruff's wording: ``[*]`` counts the repairs ``fix`` applies with these settings;
+    unsafe ones it would not apply are hidden fixes."""
+    fixable = sum(1 for _, f in run.findings if f.fixable)
+    hidden = sum(1 for _, f in run.findings if f.applicability is Applicability.UNSAFE and not f.fixable)
+    note = ""
+    if hidden:
+        what = "1 hidden fix can" if hidden == 1 else f"{hidden} hidden fixes can"
+        note = f"{what} be enabled with the `--unsafe-fixes` option"
+    if fixable:
+        command = "transcript-doctor fix --unsafe-fixes" if run.unsafe_fixes else "transcript-doctor fix"
+        return [f"[*] {fixable} fixable with `{command}`" + (f" ({note})." if note else ".")]
+    return [f"No fixes available ({note})."] if note else []
+
+
+def fix_note(located: Located) -> str | None:
+    """``--show-fixes``: what ``fix`` would do for one finding, and its class."""
+    rule = located.finding.rule
+    if located.blocked is not None:
+        return f"no fix: {located.blocked}"
+    if located.applicability is None or rule.fix is None:
+        return None
+    safety = located.finding.safety
+    if located.fixable:
+        klass = f"{safety.applicability.value} fix"
+    else:
+        klass = "unsafe fix, applied only with --unsafe-fixes"
+    where = ""
+    if located.fix_lines is not None:
+        first, last = located.fix_lines
+        where = f"; changes line {first}" if first == last else f"; changes lines {first}-{last}"
+    return f"{klass}: {rule.fix}{where} ({safety.reason})"
+
+
 def record(report: FileReport, located: Located) -> dict[str, object]:
     """The machine form of one finding, field for field as cli.md specifies."""
     finding = located.finding
@@ -95,6 +129,7 @@ def record(report: FileReport, located: Located) -> dict[str, object]:
         "record": located.origin.record,
         "pointer": located.origin.pointer,
         "fixable": located.fixable,
+        "fix_applicability": located.applicability.value if located.applicability else None,
     }
 
 

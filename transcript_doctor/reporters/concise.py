@@ -10,7 +10,7 @@ from typing import TextIO
 
 from transcript_doctor import output
 from transcript_doctor.model import Severity
-from transcript_doctor.reporters import Run, ordered, summary_lines
+from transcript_doctor.reporters import Run, fix_note, ordered, summary_lines
 
 STYLE = {Severity.ERROR: ("bold", "red"), Severity.WARNING: ("yellow",), Severity.INFO: ("cyan",)}
 
@@ -25,6 +25,9 @@ def report(run: Run, out: TextIO) -> None:
         mark = " [*]" if located.fixable else ""
         severity = output.paint(f"{rule.severity.value}:", *STYLE[rule.severity], on=color)
         out.write(f"{where} {code}{mark} {severity} {finding.message}\n")
+        note = fix_note(located) if run.show_fixes else None
+        if note is not None:
+            out.write(f"    {note}\n")
     if not run.quiet:
         for line in summary_lines(run):
             out.write(line + "\n")

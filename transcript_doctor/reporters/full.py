@@ -11,7 +11,7 @@ from itertools import groupby
 from typing import TextIO
 
 from transcript_doctor.model import Severity
-from transcript_doctor.reporters import Run, ordered, summary_lines
+from transcript_doctor.reporters import Run, fix_note, ordered, summary_lines
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 INDENT, GAP, CODE_WIDTH = 2, 2, len("TD000 [*]")
@@ -65,7 +65,14 @@ def report(run: Run, out: TextIO) -> None:
             for index, line in enumerate(lines):
                 line.rstrip()
                 console.print(head + line if index == 0 else Text(" " * indent) + line, soft_wrap=True)
+            note = fix_note(located) if run.show_fixes else None
+            if note is not None:  # --show-fixes: under the message, wrapped like it
+                text = Text(note, "dim")
+                for line in text.wrap(console, width) if width >= MIN_MESSAGE_WIDTH else [text]:
+                    console.print(Text(" " * indent) + line, soft_wrap=True)
         console.print()
     if not run.quiet:
-        for summary in summary_lines(run):
-            console.print(summary, markup=False, soft_wrap=True)
+        for summary in summary_lines(run):  # wrapped too: the hidden-fixes hint is long
+            for line in Text(summary).wrap(console, console.width):
+                line.rstrip()
+                console.print(line, soft_wrap=True)

@@ -50,7 +50,7 @@ def report(run: Run, out: TextIO) -> None:
             ],
             "partialFingerprints": {"transcriptDoctor/v1": _fingerprint(file.path, located)},
         }
-        if located.edits:
+        if located.edits and located.fixable:  # unsafe repairs only with --unsafe-fixes
             result["fixes"] = [
                 {
                     "description": {"text": finding.rule.fix or ""},
