@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Records Kimi CLI sessions against the fake model server.
+#   usage: tests/fakemodel/recipes/kimi_cli.sh OUTDIR [SESSION...]
+# KIMI names the CLI (default: kimi on PATH; install kimi-cli==1.51.0 in its own venv).
+# Each session runs under HOME=/tmp/kimi-home-SESSION in /tmp/kimi-work-SESSION, in print mode
+# (`kimi --print -p`, which auto-approves tools), and copies the session folder, kimi.json and
+# the slimmed request log of each phase to OUTDIR/SESSION/.
+set -u
+. "$(dirname "$0")/common.sh"
+KIMI=${KIMI:-kimi}
+OUT=$(realpath -m "$1")
+shift
+
+setup() {
+    NAME=$1
+    export HOME=/tmp/kimi-home-$NAME
+    WORK=/tmp/kimi-work-$NAME
+    DEST=$OUT/$NAME
+    rm -rf "$HOME" "$WORK" "$DEST"
+    mkdir -p "$HOME/.kimi" "$WORK" "$DEST"
+    printf 'first line\nsecond line\n' >"$WORK/notes.txt"
+    cat >"$HOME/.kimi/config.toml" <<TOML
+default_model = "fake"
+telemetry = false
+
+[providers.fakemodel]
+type = "kimi"
+base_url = "http://127.0.0.1:$PORT/v1"
+api_key = "dummy-key"
+
+[models.fake]
+provider = "fakemodel"
+model = "fake-model"
+max_context_size = 128000
+TOML
+    cd "$WORK" || exit 1
+}
+
+# phase N SCENARIO ARGS...: one CLI run against one scenario, to completion (120 s cap).
+phase() {
+    local n=$1 scenario=$2
+    shift 2
+    serve "$scenario" "$DEST/raw-requests-$n.jsonl"
+    timeout 120 "$KIMI" --print "$@" >"$DEST/phase$n.stdout" 2>"$DEST/phase$n.stderr"
+    echo "exit $?" >"$DEST/phase$n.exit"
+    unserve
+}
+
+# killed_phase N SCENARIO REQUESTS DELAY ARGS...: SIGKILL the CLI DELAY s after the server saw
+# REQUESTS requests (the server keeps hanging/serving until then).
+killed_phase() {
+    local n=$1 scenario=$2 requests=$3 delay=$4
+    shift 4
+    serve "$scenario" "$DEST/raw-requests-$n.jsonl"
+    "$KIMI" --print "$@" >"$DEST/phase$n.stdout" 2>"$DEST/phase$n.stderr" &
+    local pid=$!
+    wait_requests "$DEST/raw-requests-$n.jsonl" "$requests" 60
+    sleep "$delay"
+    kill -9 "$pid"
+    wait "$pid" 2>/dev/null
+    echo "exit $? (SIGKILL sent ${delay}s after request $requests)" >"$DEST/phase$n.exit"
+    unserve
+}
+
+session_id() {
+    basename "$(dirname "$(ls -t "$HOME"/.kimi/sessions/*/*/context.jsonl | head -1)")"
+}
+
+collect() {
+    local dir
+    dir=$(dirname "$(ls -t "$HOME"/.kimi/sessions/*/*/context.jsonl | head -1)")
+    mkdir -p "$DEST/session"
+    cp -r "$dir"/. "$DEST/session/"
+    echo "${dir#"$HOME"/}" >"$DEST/session-path.txt"
+    cp "$HOME/.kimi/kimi.json" "$DEST/kimi.json"
+    for raw in "$DEST"/raw-requests-*.jsonl; do
+        slim_log "$raw" "${raw/raw-requests/requests}"
+        rm "$raw"
+    done
+}
+
+record() {
+    case $1 in
+    clean)
+        setup clean
+        phase 1 kimi-clean.json -p "Say hello"
+        collect ;;
+    tools)  # multi-turn with tool calls, then a resume by id that calls another tool
+        setup tools
+        phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
+        phase 2 kimi-tools.resume.json -S "$(session_id)" -p "How many lines does notes.txt have?"
+        collect ;;
+    parallel)
+        setup parallel
+        phase 1 kimi-parallel.json -p "Run three tools in parallel"
+        collect ;;
+    kill-tool)  # SIGKILL while the Shell tool sleeps; then resume by id
+        setup kill-tool
+        killed_phase 1 kimi-kill-tool.json 1 3 -p "Run the slow command"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
+    kill-tool-step2)  # SIGKILL while the second step's tool sleeps (the first step completed)
+        setup kill-tool-step2
+        killed_phase 1 kimi-kill-tool-step2.json 2 3 -p "Run two steps"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
+    kill-parallel)  # SIGKILL after one of two parallel tools finished, the other still running
+        setup kill-parallel
+        killed_phase 1 kimi-kill-parallel.json 1 3 -p "Run a fast and a slow command"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
+    kill-stream)  # SIGKILL while the reply is streaming (server hangs after 4 chunks)
+        setup kill-stream
+        killed_phase 1 kimi-kill-stream.json 1 2 -p "Tell me something long"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
+    http500)  # every request answered with HTTP 500
+        setup http500
+        phase 1 kimi-http500.json -p "This request fails upstream"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Try again"
+        collect ;;
+    drop)  # every streamed reply dropped (TCP reset) after 4 chunks of text
+        setup drop
+        phase 1 kimi-drop.json -p "The connection drops mid-reply"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Try again"
+        collect ;;
+    drop-tool)  # every streamed reply dropped while its tool call's arguments stream
+        setup drop-tool
+        phase 1 kimi-drop-tool.json -p "The connection drops mid tool call"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Try again"
+        collect ;;
+    *) echo "unknown session $1" >&2; return 1 ;;
+    esac
+}
+
+if [ $# -eq 0 ]; then
+    set -- clean tools parallel kill-tool kill-tool-step2 kill-parallel kill-stream http500 drop drop-tool
+fi
+for s in "$@"; do
+    record "$s"
+done

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Records Mistral Vibe sessions against the fake model server.
+#   usage: tests/fakemodel/recipes/mistral_vibe.sh OUTDIR [SESSION...]
+# VIBE names the CLI (default: vibe on PATH; install mistral-vibe==2.18.4 in its own venv).
+# Each session runs under HOME=/tmp/vibe-home-SESSION in /tmp/vibe-work-SESSION.  Programmatic
+# mode (`vibe -p --auto-approve`) does not stream; the sessions named tui-* run the interactive
+# UI under tmux, which streams.  Copies every session folder under ~/.vibe/logs/session and the
+# slimmed request log of each phase to OUTDIR/SESSION/.
+set -u
+. "$(dirname "$0")/common.sh"
+VIBE=${VIBE:-vibe}
+OUT=$(realpath -m "$1")
+shift
+
+setup() {
+    NAME=$1
+    export HOME=/tmp/vibe-home-$NAME
+    export FAKEMODEL_API_KEY=dummy-key
+    WORK=/tmp/vibe-work-$NAME
+    DEST=$OUT/$NAME
+    rm -rf "$HOME" "$WORK" "$DEST"
+    mkdir -p "$HOME/.vibe" "$WORK" "$DEST"
+    printf 'first line\nsecond line\n' >"$WORK/notes.txt"
+    # api_retry_max_elapsed_time is cut from 300 s so that the failure sessions end quickly.
+    cat >"$HOME/.vibe/config.toml" <<TOML
+active_model = "fake"
+enable_telemetry = false
+enable_update_checks = false
+enable_notifications = false
+include_commit_signature = false
+api_retry_max_elapsed_time = 20.0
+
+[experiments]
+enable = false
+
+[[providers]]
+name = "fakemodel"
+api_base = "http://127.0.0.1:$PORT/v1"
+api_key_env_var = "FAKEMODEL_API_KEY"
+api_style = "openai"
+backend = "generic"
+
+[[models]]
+name = "fake-model"
+provider = "fakemodel"
+alias = "fake"
+TOML
+    cd "$WORK" || exit 1
+}
+
+# phase N SCENARIO ARGS...: one programmatic run to completion (180 s cap).
+phase() {
+    local n=$1 scenario=$2
+    shift 2
+    serve "$scenario" "$DEST/raw-requests-$n.jsonl"
+    timeout 180 "$VIBE" --trust --auto-approve "$@" >"$DEST/phase$n.stdout" 2>"$DEST/phase$n.stderr"
+    echo "exit $?" >"$DEST/phase$n.exit"
+    unserve
+}
+
+# killed_phase N SCENARIO REQUESTS DELAY ARGS...: SIGKILL the programmatic run DELAY s after
+# the server saw REQUESTS requests.
+killed_phase() {
+    local n=$1 scenario=$2 requests=$3 delay=$4
+    shift 4
+    serve "$scenario" "$DEST/raw-requests-$n.jsonl"
+    "$VIBE" --trust --auto-approve "$@" >"$DEST/phase$n.stdout" 2>"$DEST/phase$n.stderr" &
+    local pid=$!
+    wait_requests "$DEST/raw-requests-$n.jsonl" "$requests" 60
+    sleep "$delay"
+    kill -9 "$pid"
+    wait "$pid" 2>/dev/null
+    echo "exit $? (SIGKILL sent ${delay}s after request $requests)" >"$DEST/phase$n.exit"
+    unserve
+}
+
+# tui_phase N SCENARIO REQUESTS DELAY KEYS PROMPT: the interactive UI in tmux with PROMPT as its
+# initial prompt; DELAY s after request REQUESTS, send KEYS (tmux send-keys names, or "-" for
+# none), wait 3 s, capture the screen, then SIGKILL the CLI.
+tui_phase() {
+    local n=$1 scenario=$2 requests=$3 delay=$4 keys=$5 prompt=$6
+    local sock=fakemodel-vibe-$NAME
+    serve "$scenario" "$DEST/raw-requests-$n.jsonl"
+    tmux -L "$sock" new-session -d -x 160 -y 48 \
+        "cd '$WORK' && HOME='$HOME' FAKEMODEL_API_KEY=dummy-key exec '$VIBE' --trust '$prompt'"
+    local pid
+    pid=$(tmux -L "$sock" list-panes -F '#{pane_pid}')
+    wait_requests "$DEST/raw-requests-$n.jsonl" "$requests" 60
+    sleep "$delay"
+    if [ "$keys" != "-" ]; then
+        tmux -L "$sock" send-keys $keys
+        sleep 3
+    fi
+    tmux -L "$sock" capture-pane -p >"$DEST/phase$n.screen.txt"
+    kill -9 "$pid"
+    echo "SIGKILL sent to the interactive UI ($([ "$keys" = "-" ] && echo "no keys sent" || echo "after keys: $keys"))" \
+        >"$DEST/phase$n.exit"
+    tmux -L "$sock" kill-server 2>/dev/null
+    unserve
+}
+
+session_id() {
+    "$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session_id"])' \
+        "$(ls -td "$HOME"/.vibe/logs/session/*/ | head -1)meta.json"
+}
+
+collect() {
+    local dir
+    for dir in "$HOME"/.vibe/logs/session/*/; do
+        [ -d "$dir" ] || continue
+        mkdir -p "$DEST/sessions/$(basename "$dir")"
+        cp -r "$dir". "$DEST/sessions/$(basename "$dir")/"
+    done
+    for raw in "$DEST"/raw-requests-*.jsonl; do
+        slim_log "$raw" "${raw/raw-requests/requests}"
+        rm "$raw"
+    done
+}
+
+record() {
+    case $1 in
+    clean)
+        setup clean
+        phase 1 vibe-clean.json -p "Say hello"
+        collect ;;
+    tools)  # multi-turn with tool calls, then --resume ID in programmatic mode
+        setup tools
+        phase 1 vibe-tools.json -p "Run echo, then read notes.txt"
+        phase 2 vibe-tools.resume.json --resume "$(session_id)" -p "How many lines does notes.txt have?"
+        collect ;;
+    parallel)
+        setup parallel
+        phase 1 vibe-parallel.json -p "Run three tools in parallel"
+        collect ;;
+    kill-tool)  # SIGKILL while the bash tool sleeps (nothing is saved before the first turn ends)
+        setup kill-tool
+        killed_phase 1 vibe-kill-tool.json 1 3 -p "Run the slow command"
+        collect ;;
+    kill-tool-step2)  # SIGKILL while the second step's tool sleeps; then --resume
+        setup kill-tool-step2
+        killed_phase 1 vibe-kill-tool-step2.json 2 3 -p "Run two steps"
+        phase 2 vibe-resume-ok.json --resume "$(session_id)" -p "Are you still there?"
+        collect ;;
+    http500)
+        setup http500
+        phase 1 vibe-http500.json -p "This request fails upstream"
+        phase 2 vibe-resume-ok.json --resume "$(session_id)" -p "Try again"
+        collect ;;
+    drop)  # programmatic mode does not stream: the connection is reset before any response
+        setup drop
+        phase 1 vibe-drop.json -p "The connection drops"
+        phase 2 vibe-resume-ok.json --resume "$(session_id)" -p "Try again"
+        collect ;;
+    tui-clean)  # the streaming UI: one turn with a tool, then SIGKILL while idle
+        setup tui-clean
+        tui_phase 1 vibe-tools.json 3 3 - "Run echo, then read notes.txt"
+        collect ;;
+    tui-kill-stream)  # SIGKILL while the reply streams (server hangs after 4 chunks)
+        setup tui-kill-stream
+        tui_phase 1 vibe-kill-stream.json 1 2 - "Tell me something long"
+        collect ;;
+    tui-drop)  # streamed replies all reset after 4 chunks
+        setup tui-drop
+        tui_phase 1 vibe-drop-stream.json 1 25 - "The connection drops mid-reply"
+        collect ;;
+    tui-esc-tool)  # Escape (the UI's interrupt) while the bash tool sleeps
+        setup tui-esc-tool
+        tui_phase 1 vibe-kill-tool.json 1 3 Escape "Run the slow command"
+        collect ;;
+    *) echo "unknown session $1" >&2; return 1 ;;
+    esac
+}
+
+if [ $# -eq 0 ]; then
+    set -- clean tools parallel kill-tool kill-tool-step2 http500 drop tui-clean tui-kill-stream tui-drop tui-esc-tool
+fi
+for s in "$@"; do
+    record "$s"
+done
