@@ -44,6 +44,16 @@ phase() {
     timeout 120 "$KIMI" --print "$@" >"$DEST/phase$n.stdout" 2>"$DEST/phase$n.stderr"
     echo "exit $?" >"$DEST/phase$n.exit"
     unserve
+    note_lines "$n"
+}
+
+# note_lines N: how many lines of context.jsonl / wire.jsonl exist after phase N (the files are
+# append-only, so phase N wrote the lines after phase N-1's counts).
+note_lines() {
+    local dir
+    dir=$(dirname "$(ls -t "$HOME"/.kimi/sessions/*/*/context.jsonl | head -1)")
+    echo "after phase $1: context.jsonl $(wc -l <"$dir/context.jsonl") lines, wire.jsonl $(wc -l <"$dir/wire.jsonl") lines" \
+        >>"$DEST/phase$1.exit"
 }
 
 # killed_phase N SCENARIO REQUESTS DELAY ARGS...: SIGKILL the CLI DELAY s after the server saw
@@ -60,6 +70,7 @@ killed_phase() {
     wait "$pid" 2>/dev/null
     echo "exit $? (SIGKILL sent ${delay}s after request $requests)" >"$DEST/phase$n.exit"
     unserve
+    note_lines "$n"
 }
 
 session_id() {
@@ -90,6 +101,10 @@ record() {
         phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
         phase 2 kimi-tools.resume.json -S "$(session_id)" -p "How many lines does notes.txt have?"
         collect ;;
+    thinking)  # reasoning_content deltas before the text and the tool call, two steps
+        setup thinking
+        phase 1 kimi-thinking.json -p "List the files"
+        collect ;;
     parallel)
         setup parallel
         phase 1 kimi-parallel.json -p "Run three tools in parallel"
@@ -114,6 +129,11 @@ record() {
         killed_phase 1 kimi-kill-stream.json 1 2 -p "Tell me something long"
         phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
         collect ;;
+    kill-stream-step2)  # SIGKILL while the second step's reply streams (the first step completed)
+        setup kill-stream-step2
+        killed_phase 1 kimi-kill-stream-step2.json 2 2 -p "Run one step, then answer"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
     http500)  # every request answered with HTTP 500
         setup http500
         phase 1 kimi-http500.json -p "This request fails upstream"
@@ -129,12 +149,22 @@ record() {
         phase 1 kimi-drop-tool.json -p "The connection drops mid tool call"
         phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Try again"
         collect ;;
+    orphan-resume)  # hand-made damage: the tools session with one tool result line removed,
+        # then resumed by id, to see what Kimi replays for an unanswered call (no CLI wrote this)
+        setup orphan-resume
+        phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
+        ctx=$(ls "$HOME"/.kimi/sessions/*/*/context.jsonl)
+        cp "$ctx" "$DEST/context.before-damage.jsonl"
+        grep -v '"tool_call_id":"ReadFile:1"' "$DEST/context.before-damage.jsonl" >"$ctx"
+        cp "$ctx" "$DEST/context.damaged.jsonl"
+        phase 2 kimi-orphan.resume.json -S "$(session_id)" -p "Go on"
+        collect ;;
     *) echo "unknown session $1" >&2; return 1 ;;
     esac
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools parallel kill-tool kill-tool-step2 kill-parallel kill-stream http500 drop drop-tool
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool orphan-resume
 fi
 for s in "$@"; do
     record "$s"

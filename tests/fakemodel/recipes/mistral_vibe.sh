@@ -74,15 +74,16 @@ killed_phase() {
     unserve
 }
 
-# tui_phase N SCENARIO REQUESTS DELAY KEYS PROMPT: the interactive UI in tmux with PROMPT as its
-# initial prompt; DELAY s after request REQUESTS, send KEYS (tmux send-keys names, or "-" for
-# none), wait 3 s, capture the screen, then SIGKILL the CLI.
+# tui_phase N SCENARIO REQUESTS DELAY KEYS PROMPT [OPTIONS]: the interactive UI in tmux with
+# PROMPT as its initial prompt (and OPTIONS, e.g. "--resume ID", before it); DELAY s after
+# request REQUESTS, send KEYS (tmux send-keys names, or "-" for none), wait 3 s, capture the
+# screen, then SIGKILL the CLI.
 tui_phase() {
-    local n=$1 scenario=$2 requests=$3 delay=$4 keys=$5 prompt=$6
+    local n=$1 scenario=$2 requests=$3 delay=$4 keys=$5 prompt=$6 options=${7:-}
     local sock=fakemodel-vibe-$NAME
     serve "$scenario" "$DEST/raw-requests-$n.jsonl"
     tmux -L "$sock" new-session -d -x 160 -y 48 \
-        "cd '$WORK' && HOME='$HOME' FAKEMODEL_API_KEY=dummy-key exec '$VIBE' --trust '$prompt'"
+        "cd '$WORK' && HOME='$HOME' FAKEMODEL_API_KEY=dummy-key exec '$VIBE' --trust $options '$prompt'"
     local pid
     pid=$(tmux -L "$sock" list-panes -F '#{pane_pid}')
     wait_requests "$DEST/raw-requests-$n.jsonl" "$requests" 60
@@ -128,6 +129,10 @@ record() {
         phase 1 vibe-tools.json -p "Run echo, then read notes.txt"
         phase 2 vibe-tools.resume.json --resume "$(session_id)" -p "How many lines does notes.txt have?"
         collect ;;
+    thinking)  # reasoning_content before the text and the tool call, two steps
+        setup thinking
+        phase 1 vibe-thinking.json -p "List the files"
+        collect ;;
     parallel)
         setup parallel
         phase 1 vibe-parallel.json -p "Run three tools in parallel"
@@ -159,20 +164,50 @@ record() {
         setup tui-kill-stream
         tui_phase 1 vibe-kill-stream.json 1 2 - "Tell me something long"
         collect ;;
+    tui-kill-stream-step2)  # SIGKILL while the second step's reply streams; then --resume
+        setup tui-kill-stream-step2
+        tui_phase 1 vibe-kill-stream-step2.json 2 2 - "Run one step, then answer"
+        phase 2 vibe-resume-ok.json --resume "$(session_id)" -p "Are you still there?"
+        collect ;;
     tui-drop)  # streamed replies all reset after 4 chunks
         setup tui-drop
         tui_phase 1 vibe-drop-stream.json 1 25 - "The connection drops mid-reply"
         collect ;;
-    tui-esc-tool)  # Escape (the UI's interrupt) while the bash tool sleeps
+    tui-esc-tool)  # Escape while the UI asks to approve the slow bash command (not allowlisted)
         setup tui-esc-tool
         tui_phase 1 vibe-kill-tool.json 1 3 Escape "Run the slow command"
+        collect ;;
+    tui-esc-running-tool)  # Escape while the auto-approved bash tool runs
+        setup tui-esc-running-tool
+        tui_phase 1 vibe-kill-tool.json 1 3 Escape "Run the slow command" --auto-approve
+        collect ;;
+    orphan-resume)  # hand-made damage: the tools session with the read result line removed (and
+        # meta.json total_messages lowered to match), then resumed twice: programmatic --resume
+        # (writes a new folder) and the interactive UI --resume (appends to the same folder)
+        setup orphan-resume
+        phase 1 vibe-tools.json -p "Run echo, then read notes.txt"
+        local dir sid
+        dir=$(ls -td "$HOME"/.vibe/logs/session/*/ | head -1)
+        sid=$(session_id)
+        cp "$dir/messages.jsonl" "$DEST/messages.before-damage.jsonl"
+        grep -v '"tool_call_id": "R7tWc2NfA"' "$DEST/messages.before-damage.jsonl" >"$dir/messages.jsonl"
+        "$PYTHON" - "$dir/meta.json" <<'EOF2'
+import json, sys
+meta = json.load(open(sys.argv[1], encoding="utf-8"))
+meta["total_messages"] -= 1
+with open(sys.argv[1], "w", encoding="utf-8") as f:
+    json.dump(meta, f, indent=2, ensure_ascii=False)
+EOF2
+        cp "$dir/messages.jsonl" "$DEST/messages.damaged.jsonl"
+        phase 2 vibe-orphan.resume.json --resume "$sid" -p "Go on"
+        tui_phase 3 vibe-orphan.resume.json 1 4 - "Go on again" "--resume $sid"
         collect ;;
     *) echo "unknown session $1" >&2; return 1 ;;
     esac
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools parallel kill-tool kill-tool-step2 http500 drop tui-clean tui-kill-stream tui-drop tui-esc-tool
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 http500 drop tui-clean tui-kill-stream tui-kill-stream-step2 tui-drop tui-esc-tool tui-esc-running-tool orphan-resume
 fi
 for s in "$@"; do
     record "$s"
