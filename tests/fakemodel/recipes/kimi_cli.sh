@@ -73,6 +73,34 @@ killed_phase() {
     note_lines "$n"
 }
 
+# tui_phase N SCENARIO REQUESTS DELAY KEYS PROMPT: the interactive shell in tmux
+# (`kimi -y -p PROMPT` runs PROMPT and exits when it ends); DELAY s after request REQUESTS
+# send KEYS, wait 5 s, capture the screen, then SIGKILL the CLI if it still runs.
+tui_phase() {
+    local n=$1 scenario=$2 requests=$3 delay=$4 keys=$5 prompt=$6
+    local sock=fakemodel-kimi-$NAME
+    serve "$scenario" "$DEST/raw-requests-$n.jsonl"
+    tmux -L "$sock" new-session -d -x 160 -y 48 \
+        "cd '$WORK' && HOME='$HOME' exec '$KIMI' -y -p '$prompt'"
+    tmux -L "$sock" set-option -g remain-on-exit on >/dev/null
+    local pid
+    pid=$(tmux -L "$sock" list-panes -F '#{pane_pid}')
+    wait_requests "$DEST/raw-requests-$n.jsonl" "$requests" 60
+    sleep "$delay"
+    tmux -L "$sock" send-keys "$keys"
+    sleep 5
+    tmux -L "$sock" capture-pane -p >"$DEST/phase$n.screen.txt"
+    if kill -0 "$pid" 2>/dev/null && [ "$(tmux -L "$sock" list-panes -F '#{pane_dead}')" = 0 ]; then
+        kill -9 "$pid"
+        echo "interactive shell: keys $keys sent, then SIGKILL" >"$DEST/phase$n.exit"
+    else
+        echo "interactive shell: keys $keys sent; it exited by itself" >"$DEST/phase$n.exit"
+    fi
+    tmux -L "$sock" kill-server 2>/dev/null
+    unserve
+    note_lines "$n"
+}
+
 session_id() {
     basename "$(dirname "$(ls -t "$HOME"/.kimi/sessions/*/*/context.jsonl | head -1)")"
 }
@@ -149,6 +177,11 @@ record() {
         phase 1 kimi-drop-tool.json -p "The connection drops mid tool call"
         phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Try again"
         collect ;;
+    tui-esc-tool)  # the interactive shell: Escape while the Shell tool sleeps; then resume by id
+        setup tui-esc-tool
+        tui_phase 1 kimi-kill-tool.json 1 3 Escape "Run the slow command"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
     orphan-resume)  # hand-made damage: the tools session with one tool result line removed,
         # then resumed by id, to see what Kimi replays for an unanswered call (no CLI wrote this)
         setup orphan-resume
@@ -164,7 +197,7 @@ record() {
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool orphan-resume
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool orphan-resume
 fi
 for s in "$@"; do
     record "$s"
