@@ -182,6 +182,11 @@ record() {
         tui_phase 1 kimi-kill-tool.json 1 3 Escape "Run the slow command"
         phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
         collect ;;
+    tui-esc-stream)  # the interactive shell: Escape while the reply streams; then resume by id
+        setup tui-esc-stream
+        tui_phase 1 kimi-kill-stream.json 1 3 Escape "Tell me something long"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
     orphan-resume)  # hand-made damage: the tools session with one tool result line removed,
         # then resumed by id, to see what Kimi replays for an unanswered call (no CLI wrote this)
         setup orphan-resume
@@ -197,7 +202,7 @@ record() {
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool orphan-resume
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool tui-esc-stream orphan-resume
 fi
 for s in "$@"; do
     record "$s"

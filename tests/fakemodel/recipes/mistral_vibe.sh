@@ -92,6 +92,12 @@ tui_phase() {
         tmux -L "$sock" send-keys $keys
         sleep 3
     fi
+    if [ -n "${FOLLOWUP:-}" ]; then  # a second prompt typed into the UI, answered before the kill
+        tmux -L "$sock" send-keys -l "$FOLLOWUP"
+        tmux -L "$sock" send-keys Enter
+        wait_requests "$DEST/raw-requests-$n.jsonl" $((requests + 1)) 60
+        sleep 3
+    fi
     tmux -L "$sock" capture-pane -p >"$DEST/phase$n.screen.txt"
     kill -9 "$pid"
     echo "SIGKILL sent to the interactive UI ($([ "$keys" = "-" ] && echo "no keys sent" || echo "after keys: $keys"))" \
@@ -177,6 +183,14 @@ record() {
         setup tui-esc-tool
         tui_phase 1 vibe-kill-tool.json 1 3 Escape "Run the slow command"
         collect ;;
+    tui-esc-stream)  # Escape while the reply streams (server hangs after 4 chunks)
+        setup tui-esc-stream
+        tui_phase 1 vibe-kill-stream.json 1 3 Escape "Tell me something long"
+        collect ;;
+    tui-esc-stream-then-prompt)  # Escape while the reply streams, then a second prompt
+        setup tui-esc-stream-then-prompt
+        FOLLOWUP="Are you still there?" tui_phase 1 vibe-esc-stream-then-prompt.json 1 3 Escape "Tell me something long"
+        collect ;;
     tui-esc-running-tool)  # Escape while the auto-approved bash tool runs
         setup tui-esc-running-tool
         tui_phase 1 vibe-kill-tool.json 1 3 Escape "Run the slow command" --auto-approve
@@ -207,7 +221,7 @@ EOF2
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools thinking parallel kill-tool kill-tool-step2 http500 drop tui-clean tui-kill-stream tui-kill-stream-step2 tui-drop tui-esc-tool tui-esc-running-tool orphan-resume
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 http500 drop tui-clean tui-kill-stream tui-kill-stream-step2 tui-drop tui-esc-tool tui-esc-running-tool tui-esc-stream tui-esc-stream-then-prompt orphan-resume
 fi
 for s in "$@"; do
     record "$s"
