@@ -108,11 +108,10 @@ def test_in_place_through_a_symlink_replaces_the_target(tmp_path: Path) -> None:
 
 def test_refuses_when_the_file_changed_since_it_was_read(tmp_path: Path) -> None:
     path = _copy(tmp_path)
-    snapshot = writer.Snapshot.take(str(path))
-    original = path.read_bytes()
+    snapshot, original = writer.Original.read(str(path))
     path.write_bytes(original + b"\n")  # someone appended meanwhile
     with pytest.raises(writer.WriteRefused, match="changed while it was being fixed"):
-        writer.replace(snapshot, b"[]", original)
+        writer.replace(snapshot, b"[]")
     assert path.read_bytes() == original + b"\n"
     assert [p.name for p in tmp_path.iterdir()] == ["chat.json"]
 
@@ -143,14 +142,13 @@ def test_failed_write_leaves_the_original_and_no_temp_file(
     import errno
 
     path = _copy(tmp_path)
-    original = path.read_bytes()
-    snapshot = writer.Snapshot.take(str(path))
+    snapshot, original = writer.Original.read(str(path))
 
     def full_disk(fd: int) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(writer.os, "fsync", full_disk)
     with pytest.raises(writer.WriteRefused, match="No space left on device"):
-        writer.replace(snapshot, b"[]", original)
+        writer.replace(snapshot, b"[]")
     assert path.read_bytes() == original
     assert [p.name for p in tmp_path.iterdir()] == ["chat.json"]

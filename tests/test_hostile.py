@@ -178,8 +178,6 @@ def test_symlink_loops_do_not_hang(tmp_path: Path) -> None:
 
 
 def test_read_only_folder_in_place_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:
-    import tempfile
-
     from transcript_doctor import writer
 
     path = tmp_path / "t.json"
@@ -188,9 +186,9 @@ def test_read_only_folder_in_place_is_a_clear_error(tmp_path: Path, monkeypatch)
     def refuse(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(writer, "_create", refuse)
     with pytest.raises(writer.WriteRefused, match=f"cannot write beside {path}: Permission denied"):
-        writer.replace(writer.Snapshot.take(str(path)), b"[]", path.read_bytes())
+        writer.replace(writer.Original.read(str(path))[0], b"[]")
 
 
 def test_two_fixes_in_place_at_once_never_tear_the_file(tmp_path: Path) -> None:

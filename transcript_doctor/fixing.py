@@ -8,11 +8,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
-import orjson
-
-from transcript_doctor import __version__, fixreport, output, progress, walk, writer
+from transcript_doctor import (
+    __version__,
+    fixreport,
+    interrupts,
+    mirror,
+    output,
+    progress,
+    reportfile,
+    walk,
+    writer,
+)
 from transcript_doctor.engine import Options
 from transcript_doctor.fixer import Outcome, fix_bytes
 from transcript_doctor.model import Applicability, Severity
@@ -51,23 +59,39 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
     messages = cast(TextIO, output.Current("stderr" if stdin or plan.mode == "diff" else "stdout"))
     tally = Tally()
     excluded = options.config.excluded if options.config is not None else None
-    expanded = list(walk.expand(paths, excluded, plan.force_exclude))
-    with _ahead(expanded, options, plan) as (prefetch, bar):
-        for target in expanded:
-            if isinstance(target, OSError):
-                _error(f"cannot read {target.filename}: {target.strerror}")
+    targets = list(walk.expand(paths, excluded, plan.force_exclude))
+    try:
+        sink = _Sink.open(plan)
+    except reportfile.ReportError as exc:
+        _error(str(exc))
+        return 2
+    if plan.mode == "out":
+        named = [t.path for t in targets if isinstance(t, walk.Target) and t.path != "-"]
+        sink.clashes = mirror.clashes(named, plan.out, sink.reserved())
+    interrupted: KeyboardInterrupt | None = None
+    with interrupts.handled():
+        try:
+            with _ahead(targets, options, plan) as (prefetch, bar):
+                for target in targets:
+                    if isinstance(target, OSError):
+                        _error(f"cannot read {target.filename}: {target.strerror}")
+                        tally.failed = True
+                        continue
+                    outcome = _fix_one(target, options, plan, messages, sink, prefetch)
+                    bar.advance(outcome.read if outcome is not None else 0)
+                    if outcome is None:
+                        tally.failed = True
+                        continue
+                    tally.outcomes.append(outcome)
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+        finally:  # even after a bug: the report of the files already written
+            if not sink.finish():
                 tally.failed = True
-                continue
-            outcome = _fix_one(target, options, plan, messages, prefetch)
-            bar.advance(len(outcome.before) if outcome is not None else 0)
-            if outcome is None:
-                tally.failed = True
-                continue
-            tally.outcomes.append(outcome)
-            if stdin:
-                sys.stdout.buffer.write(outcome.after)
-                sys.stdout.flush()
-    _write_report(tally, plan)
+    if interrupted is not None:
+        done = sum(1 for o in tally.outcomes if o.changed)
+        _error(f"interrupted; {done} file(s) were repaired before it, every other file is as it was")
+        return interrupts.status(interrupted)
     if not plan.quiet:
         _summary(tally, messages)
     if tally.failed:
@@ -104,19 +128,113 @@ def _ahead(
             yield prefetch, bar
 
 
+@dataclass(slots=True)
+class _Released(Outcome):
+    """An outcome whose bytes are written and let go (memory holds one file at a time);
+    ``before`` and ``after`` are empty, ``changed`` remembers, ``read`` is how many bytes
+    the file had."""
+
+    was_changed: bool = False
+    read: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return self.was_changed
+
+
+def _released(outcome: Outcome) -> _Released:
+    fields = {f: getattr(outcome, f) for f in Outcome.__dataclass_fields__}
+    return _Released(
+        **{**fields, "before": b"", "after": b""}, was_changed=outcome.changed, read=len(outcome.before)
+    )
+
+
+class _Sink:
+    """Where the report's entries go: the report named by ``--report`` (its names taken
+    before anything is read), or under ``--out`` the default report, taken when the first
+    file changes; entries of unchanged files seen before then wait in memory."""
+
+    def __init__(self, plan: Plan, files: reportfile.ReportFiles | None) -> None:
+        self.plan = plan
+        self.files = files
+        self.waiting: list[dict[str, Any]] = []
+        self.clashes: dict[str, str] = {}
+        self.taken: dict[tuple[int, int], str] = {}
+
+    @classmethod
+    def open(cls, plan: Plan) -> _Sink:
+        sink = cls(plan, None)
+        if plan.report is not None:
+            sink.files = sink._reserve(str(plan.report))
+        return sink
+
+    def _reserve(self, wanted: str) -> reportfile.ReportFiles:
+        files = reportfile.ReportFiles.reserve(wanted)
+        if files.path != os.path.join(os.path.dirname(wanted) or ".", os.path.basename(wanted)):
+            _error(f"{wanted} exists and is kept; this run's report is {files.path}")
+        for inode in files.inodes():
+            self.taken[inode] = "the fix report"
+        return files
+
+    def reserved(self) -> list[str]:
+        if self.plan.report is not None:
+            assert self.files is not None
+            return [os.path.join(self.files.folder, n) for n in (self.files.report, self.files.diff)]
+        return [str(self.plan.out / n) for n in reportfile.names(REPORT_NAME, 0)]
+
+    def add(self, entry: dict[str, Any], changed: bool, durable: bool) -> int | None:
+        if self.files is None:
+            if self.plan.mode != "out":
+                return None
+            if not changed:
+                self.waiting.append(entry)
+                return None
+            os.makedirs(self.plan.out, exist_ok=True)
+            self.files = self._reserve(str(self.plan.out / REPORT_NAME))
+            for waiting in self.waiting:
+                self.files.add(waiting, durable=False)
+            self.waiting = []
+        return self.files.add(entry, durable, pending=changed)
+
+    def settle(self, number: int | None, state: str, diff: str = "") -> None:
+        if self.files is not None and number is not None:
+            self.files.settle(number, state)
+            if state == reportfile.REPLACED and diff:
+                self.files.add_diff(diff)
+
+    def finish(self) -> bool:
+        if self.files is None:
+            return True
+        try:
+            self.files.finish(f"transcript-doctor {__version__}")
+        except OSError as exc:
+            _error(
+                f"cannot write the report {self.files.path}: {exc.strerror}; "
+                f"its journal {os.path.join(self.files.folder, self.files.journal)} holds every entry"
+            )
+            return False
+        return True
+
+
 def _fix_one(
     target: walk.Target,
     options: Options,
     plan: Plan,
     messages: TextIO,
+    sink: _Sink,
     prefetch: fixpool.Prefetch | None = None,
-) -> Outcome | None:
+) -> _Released | None:
     path = target.path
+    original: writer.Original | None = None
+    if path in sink.clashes:
+        _error(sink.clashes[path])
+        return None
     try:
         if path == "-":
-            data, snapshot = sys.stdin.buffer.read(), None
+            data = sys.stdin.buffer.read()
+        elif plan.mode == "in-place":
+            original, data = writer.Original.read(path)
         else:
-            snapshot = writer.Snapshot.take(path) if plan.mode == "in-place" else None
             data = Path(path).read_bytes()
     except OSError as exc:
         _error(f"cannot read {path}: {exc.strerror}")
@@ -127,6 +245,7 @@ def _fix_one(
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
         _error(f"internal error while fixing {path}: {exc!r}")
         return None
+    del data
     if outcome.error is not None:
         _error(outcome.error)
         return None
@@ -135,51 +254,56 @@ def _fix_one(
     if not outcome.changed:
         if plan.verbose and outcome.skipped is None:
             messages.write(f"{path}: nothing to fix\n")
-        return outcome
+        if outcome.skipped is None:
+            sink.add(fixreport.file_entry(outcome), changed=False, durable=False)
+        return _released(outcome)
+    entry = fixreport.file_entry(outcome)
+    diff = fixreport.unified_diff(outcome)
+    number: int | None = None
+
+    def record() -> None:
+        """The undo record, on disk before the file changes."""
+        nonlocal number
+        try:
+            number = sink.add(entry, changed=True, durable=plan.mode == "in-place")
+        except OSError as exc:
+            raise writer.WriteRefused(
+                f"cannot write the undo record for {path}: {exc.strerror}; not replaced"
+            ) from None
+        except reportfile.ReportError as exc:
+            raise writer.WriteRefused(f"{exc}; {path} not written") from None
+
     try:
         if path == "-":
-            pass  # the caller writes the repaired transcript to standard output
+            record()
+            sys.stdout.buffer.write(outcome.after)
+            sys.stdout.flush()
         elif plan.mode == "diff":
+            record()
             color = output.wanted("auto", sys.stdout) if plan.color is None else plan.color
-            sys.stdout.write(output.diff(fixreport.unified_diff(outcome), color))
+            sys.stdout.write(output.diff(diff, color))
         elif plan.mode == "in-place":
-            assert snapshot is not None
-            writer.replace(snapshot, outcome.after, data)
+            assert original is not None
+            writer.replace(original, outcome.after, record)
         else:
-            writer.write_new(str(_mirror(plan.out, path)), outcome.after)
+            record()
+            writer.write_copy(
+                str(plan.out), mirror.parts(path), outcome.after, sink.taken, f"the copy of {path}"
+            )
     except (writer.WriteRefused, OSError) as exc:
+        sink.settle(number, reportfile.NOT_REPLACED)
         _error(str(exc) if isinstance(exc, writer.WriteRefused) else f"cannot write {path}: {exc.strerror}")
         return None
+    except Exception as exc:  # the undo record could not be made: the file was not touched
+        sink.settle(number, reportfile.NOT_REPLACED)
+        _error(f"internal error while writing {path}: {exc!r}")
+        return None
+    sink.settle(number, reportfile.REPLACED, diff)
     if not plan.quiet:
         rules = ", ".join(sorted({a.rule for a in outcome.applied}))
         verb = "would fix" if plan.mode == "diff" else "fixed"
         messages.write(f"{path}: {verb} {len(outcome.applied)} finding(s) ({rules})\n")
-    return outcome
-
-
-def _mirror(out: Path, path: str) -> Path:
-    """Where a repaired copy of ``path`` goes under ``out``: the same relative path."""
-    parts = [p for p in Path(os.path.normpath(path)).parts if p not in ("/", "..", ".")]
-    return out.joinpath(*parts)
-
-
-def _write_report(tally: Tally, plan: Plan) -> None:
-    target = plan.report
-    if target is None and plan.mode == "out" and any(o.changed for o in tally.outcomes):
-        target = plan.out / REPORT_NAME
-    if target is None:
-        return
-    document = {
-        "tool": f"transcript-doctor {__version__}",
-        "files": [fixreport.file_entry(o) for o in tally.outcomes if o.skipped is None],
-    }
-    diff = "".join(fixreport.unified_diff(o) for o in tally.outcomes if o.changed)
-    try:
-        writer.write_new(str(target), orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
-        writer.write_new(str(target.with_suffix(".diff")), diff.encode("utf-8", "surrogateescape"))
-    except OSError as exc:
-        _error(f"cannot write the report {target}: {exc.strerror}")
-        tally.failed = True
+    return _released(outcome)
 
 
 def _summary(tally: Tally, out: TextIO) -> None:

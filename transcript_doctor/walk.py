@@ -2,7 +2,8 @@
 
 Folders are walked the way ruff walks them: hidden folders and ``.git`` are skipped,
 ``.gitignore`` files (those of the folder's repository above it too) are honoured, and
-configured ``exclude`` globs apply.  Paths named explicitly are always checked unless
+configured ``exclude`` globs apply; the temp files ``fix`` writes beside a transcript are
+never offered (``tempnames``).  Paths named explicitly are always checked unless
 ``--force-exclude`` asks for the exclusions to apply to them too, as pre-commit needs:
 it passes every staged file by name.
 """
@@ -14,6 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from transcript_doctor import tempnames
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,8 @@ def _walk(top: str, skip: Callable[[str], bool]) -> Iterator[Target | OSError]:
             ignores[os.path.join(root, name)] = rules
         dirs[:] = kept
         for name in sorted(files):
+            if tempnames.is_temp(name):
+                continue  # a file `fix` writes beside a transcript, left by a killed run
             path = _join(root, name)
             if not skip(path) and not _decide(rules, path, False):
                 yield Target(path, explicit=False)
