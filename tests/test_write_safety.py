@@ -200,6 +200,28 @@ def test_a_fix_killed_after_the_rename_leaves_a_journal_that_undoes_it(tmp_path:
     assert backup.endswith(".old") and (tmp_path / backup).read_bytes() == CHAT.read_bytes()
 
 
+def test_a_second_name_left_by_a_kill_before_the_rename_is_named(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    args = ["before-rename", "fix", "--in-place", str(path)]
+    result = subprocess.run([sys.executable, "-c", KILLER, *args], capture_output=True, check=False)
+    assert result.returncode == -signal.SIGKILL
+    assert path.read_bytes() == CHAT.read_bytes()
+    backup, temp = sorted(
+        _leftovers(tmp_path), key=lambda name: name.endswith(".tmp")
+    )  # SIGKILL: no clean-up
+    assert (tmp_path / temp).read_bytes() == _repaired(CHAT)
+    assert (tmp_path / backup).stat().st_ino == path.stat().st_ino
+    again = cli("fix", "--in-place", str(path))
+    assert again.returncode == 2
+    assert again.stderr == (
+        f"transcript-doctor: {path} has a second name, {tmp_path / backup}, left by an interrupted fix; "
+        "remove that and run fix again\n"
+    )
+    (tmp_path / backup).unlink()
+    assert cli("fix", "--in-place", str(path)).returncode == 1
+    assert path.read_bytes() == _repaired(CHAT)
+
+
 def test_an_undo_record_that_cannot_be_written_leaves_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -170,7 +170,7 @@ class _Sink:
 
     def _reserve(self, wanted: str) -> reportfile.ReportFiles:
         files = reportfile.ReportFiles.reserve(wanted)
-        if files.path != os.path.join(os.path.dirname(wanted) or ".", os.path.basename(wanted)):
+        if files.report != os.path.basename(wanted):
             _error(f"{wanted} exists and is kept; this run's report is {files.path}")
         for inode in files.inodes():
             self.taken[inode] = "the fix report"
@@ -179,7 +179,7 @@ class _Sink:
     def reserved(self) -> list[str]:
         if self.plan.report is not None:
             assert self.files is not None
-            return [os.path.join(self.files.folder, n) for n in (self.files.report, self.files.diff)]
+            return [os.path.join(self.files.folder or ".", n) for n in (self.files.report, self.files.diff)]
         return [str(self.plan.out / n) for n in reportfile.names(REPORT_NAME, 0)]
 
     def add(self, entry: dict[str, Any], changed: bool, durable: bool) -> int | None:

@@ -70,8 +70,7 @@ class ReportFiles:
     @classmethod
     def reserve(cls, wanted: str) -> ReportFiles:
         """Take the report's names beside ``wanted`` (numbered if it exists)."""
-        folder, name = os.path.split(wanted)
-        folder = folder or "."
+        folder, name = os.path.split(wanted)  # folder "" stays "": names are shown as given
         if not name or name in (".", ".."):
             raise ReportError(f"cannot write the report {wanted}: not a file name")
         try:
@@ -80,7 +79,7 @@ class ReportFiles:
         except OSError:
             pass
         try:
-            folder_fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+            folder_fd = os.open(folder or ".", os.O_RDONLY | _DIRECTORY | _CLOEXEC)
         except OSError as exc:
             raise ReportError(f"cannot write the report {wanted}: {exc.strerror}") from None
         try:

@@ -92,9 +92,15 @@ def replace(original: Original, data: bytes, before: Callable[[], None] = lambda
     info = original.info
     if not stat.S_ISREG(info.st_mode):
         raise WriteRefused(f"{target} is not a regular file; not replaced")
-    if info.st_nlink > 1:
-        raise WriteRefused(f"{target} has other hard links; replacing it would split them")
     folder, name = os.path.split(target)
+    if info.st_nlink > 1:
+        left = _leftover_name(folder, info)
+        if left is not None:
+            raise WriteRefused(
+                f"{target} has a second name, {left}, left by an interrupted fix; "
+                "remove that and run fix again"
+            )
+        raise WriteRefused(f"{target} has other hard links; replacing it would split them")
     try:
         folder_fd = os.open(folder or ".", os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     except OSError as exc:
@@ -141,6 +147,22 @@ def replace(original: Original, data: bytes, before: Callable[[], None] = lambda
         os.close(folder_fd)
 
 
+def _leftover_name(folder: str, info: os.stat_result) -> str | None:
+    """A ``.NAME.XXXXXXXX.old`` beside the file that is the file itself (a fix killed
+    during its swap left it)."""
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return None
+    for other in names:
+        if other.endswith(".old") and tempnames.is_temp(other):
+            with contextlib.suppress(OSError):
+                found = os.stat(os.path.join(folder, other), follow_symlinks=False)
+                if (found.st_dev, found.st_ino) == (info.st_dev, info.st_ino):
+                    return os.path.join(folder, other)
+    return None
+
+
 def _check_unchanged(kept: _Kept, target: str) -> None:
     original = kept.original
     now = os.fstat(kept.fd)
@@ -170,9 +192,9 @@ def _swap(
     with _signals_held():
         backup: str | None = None
         try:
-            _hook("before-rename", target)
             with contextlib.suppress(OSError):
                 backup = _link(folder_fd, name)  # no hard links here: a restore copies
+            _hook("before-rename", target)
             os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         except BaseException:
             with contextlib.suppress(OSError):
