@@ -32,7 +32,7 @@ from transcript_doctor.fixer import Outcome
 
 CHAT = FIXTURES / "openai-chat" / "damaged-tool-pairing.json"  # 3 repairs, TD305 left
 SESSION = FIXTURES / "claude-code" / "damaged-unanswered-tool-use.jsonl"  # appendable JSONL
-REPRO = Path("/work/shared/repro")
+DATA = Path(__file__).parent / "data" / "issue16"  # copies of the issue's reproducers (README there)
 
 
 def _copy(folder: Path, source: Path = CHAT, name: str | None = None) -> Path:
@@ -265,6 +265,15 @@ def test_a_file_name_that_is_not_utf8_keeps_its_undo_record(tmp_path: Path) -> N
     assert entry["path"] == "caf\\udce9.json"
     assert base64.b64decode(entry["path_base64"]) == b"caf\xe9.json"
     assert _undo(path.read_bytes(), entry["steps"]) == CHAT.read_bytes()
+
+
+def test_a_surrogate_in_a_message_keeps_the_undo_record(tmp_path: Path) -> None:
+    path = _copy(tmp_path, DATA / "surrogate-parent.jsonl", name="s.jsonl")
+    result = cli("fix", "--in-place", "--report", str(tmp_path / "r.json"), str(path))
+    assert result.returncode == 1, result.stderr
+    (entry,) = json.loads((tmp_path / "r.json").read_bytes())["files"]
+    assert entry["fixes"][0]["message"].startswith("parent c\\ud8002bc748a-")  # spelled out
+    assert _undo(path.read_bytes(), entry["steps"]) == (DATA / "surrogate-parent.jsonl").read_bytes()
 
 
 def test_portable_spells_out_what_json_cannot_carry() -> None:
@@ -606,7 +615,7 @@ def test_a_signal_during_the_write_removes_the_temp_file(tmp_path: Path, signum:
 def test_the_walk_skips_temp_files_left_by_a_killed_fix(tmp_path: Path) -> None:
     folder = tmp_path / "leftover-temp"
     folder.mkdir()
-    for source in (REPRO / "leftover-temp").iterdir():
+    for source in (DATA / "leftover-temp").iterdir():
         (folder / source.name).write_bytes(source.read_bytes())
     (folder / ".s.jsonl.abcdefgh.old").write_bytes((folder / "s.jsonl").read_bytes())
     result = cli("lint", "-o", "concise", str(folder))
