@@ -215,12 +215,15 @@ def writers(work: Path, rounds: int, data: bytes) -> Counter[str]:
     return counts
 
 
-def full_disk(work: Path, rounds: int, data: bytes, expected: bytes) -> tuple[Counter[str], str]:
+def full_disk(
+    work: Path, rounds: int, data: bytes, expected: bytes, inject: bool
+) -> tuple[Counter[str], str]:
     mount = work / "tmpfs"
     mount.mkdir(parents=True, exist_ok=True)
     size = 3 * len(data) + (1 << 20)
     mounted = (
-        os.geteuid() == 0
+        not inject
+        and os.geteuid() == 0
         and subprocess.run(
             ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True
         ).returncode
@@ -261,7 +264,7 @@ def full_disk(work: Path, rounds: int, data: bytes, expected: bytes) -> tuple[Co
     how = (
         f"tmpfs of {size // 1024} KiB"
         if mounted
-        else "ENOSPC injected into the writer's writes (no tmpfs mount here)"
+        else "ENOSPC injected into the writer's writes (no tmpfs mounted)"
     )
     return counts, how
 
@@ -293,6 +296,9 @@ def main() -> None:
     parser.add_argument("--megabytes", type=float, default=2)
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument(
+        "--inject", action="store_true", help="inject ENOSPC even where a tmpfs could be mounted"
+    )
     args = parser.parse_args()
     random.seed(args.seed)
     work = args.work or Path(tempfile.mkdtemp(prefix="td-soak-"))
@@ -312,7 +318,7 @@ def main() -> None:
         "appends": appends(work, args.rounds, data, expected, span),
         "open writers": writers(work, args.rounds, data),
     }
-    results["full disk"], how = full_disk(work, args.rounds, data, expected)
+    results["full disk"], how = full_disk(work, args.rounds, data, expected, args.inject)
     lost = failed = 0
     for name, counts in results.items():
         lost += counts.pop("LOST", 0)
