@@ -6,7 +6,7 @@ Each round copies a damaged Claude Code session (a clean one repeated to ``--meg
 then the damage) and runs the real CLI on it:
 
 - kills: SIGKILL or SIGTERM (alternately) at a random moment of ``fix --in-place
-  --report``.  The file must be the original or the repair, a repair must have its undo
+  --report``, every other pair of rounds within 20 ms of the temp file's appearance.  The file must be the original or the repair, a repair must have its undo
   record (the report, or the journal a killed run leaves) that gives the original back
   byte for byte, and a SIGTERM must leave no temp file.
 - appends: a line appended (open, append, close, as Claude Code does) at a random moment
@@ -126,7 +126,12 @@ def kills(work: Path, rounds: int, data: bytes, expected: bytes, span: float) ->
         path = fresh(work, f"kill{number}", data)
         signum = signal.SIGKILL if number % 2 else signal.SIGTERM
         run = fix(path, "--report", str(path.parent / "r.json"))
-        time.sleep(random.uniform(0.5, 1.02) * span)  # start-up and reading come first
+        if number % 4 < 2:
+            time.sleep(random.uniform(0.3, 1.02) * span)  # any moment (start-up and reading come first)
+        else:  # during the write: once the temp file exists, within the next 20 ms
+            while run.poll() is None and not temps(path.parent):
+                time.sleep(0.0005)
+            time.sleep(random.uniform(0, 0.02))
         run.send_signal(signum)
         run.wait()
         now = path.read_bytes()
