@@ -32,13 +32,13 @@ def torn(lines: list[str]) -> list[str]:
     """Cut the last event (session.shutdown) in half, with no newline after it."""
     body = [line for line in lines if line]
     last = body[-1]
-    return body[:-1] + [last[: len(last) // 2]]
+    return [*body[:-1], last[: len(last) // 2]]
 
 
 def glued(lines: list[str]) -> list[str]:
     """Replace the line before the last with its first half glued to the last line."""
     body = [line for line in lines if line]
-    return body[:-2] + [body[-2][: len(body[-2]) // 2] + body[-1], ""]
+    return [*body[:-2], body[-2][: len(body[-2]) // 2] + body[-1], ""]
 
 
 def rawnl(lines: list[str]) -> list[str]:
