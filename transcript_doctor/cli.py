@@ -119,6 +119,11 @@ ShowSettingsOpt = Annotated[
     bool, typer.Option("--show-settings", help="Show the settings a run would use, and exit.")
 ]
 FixOpt = Annotated[bool, typer.Option("--fix", help="Run `fix` with these options instead (an alias).")]
+# The [fleet] extra (fleet.py): URLs as paths, work on a Dask cluster.
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option("--scheduler", help="Run on this Dask scheduler (tcp://host:8786); needs the fleet extra."),
+]
 RulesFormatOpt = Annotated[
     RulesFormat, typer.Option("--output-format", "-o", help="Output format: text or json.")
 ]
@@ -173,6 +178,11 @@ def _refuse_with_fix(**given: bool) -> None:
             raise typer.BadParameter(f"{option} does not apply to `fix`", param_hint="--fix")
 
 
+def _remote(paths: list[str] | None) -> bool:
+    """A URL among the paths: the fleet runs it (fleet.py is not imported otherwise)."""
+    return any("://" in path for path in paths or [])
+
+
 def _split(values: list[str] | None) -> list[str]:
     return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
 
@@ -210,6 +220,7 @@ def lint(
     show_fixes: Annotated[
         bool, typer.Option("--show-fixes", help="Under each finding, say what fix would do and its class.")
     ] = False,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Check transcripts and report findings (exit 1 if any)."""
     from dataclasses import replace
@@ -255,7 +266,12 @@ def lint(
         color=None if color is Color.auto else color is Color.always, verbose=verbose,
     )  # fmt: skip
     try:
-        run = linting.run(paths or ["."], options, plan)
+        if scheduler is not None or _remote(paths):
+            from transcript_doctor import fleet
+
+            run = fleet.lint(paths or ["."], options, plan, scheduler)
+        else:
+            run = linting.run(paths or ["."], options, plan)
     except (baseline.BaselineError, output.OutputError) as exc:
         _error(str(exc))
         raise typer.Exit(EXIT_ERROR) from None
@@ -270,8 +286,8 @@ def lint(
 def fix(
     paths: Paths = None,
     out: Annotated[
-        Path, typer.Option("--out", help="Folder for repaired copies (mirrors the input paths).")
-    ] = Path("transcript-doctor-fixed"),
+        str, typer.Option("--out", help="Folder (or URL) for repaired copies (mirrors the input paths).")
+    ] = "transcript-doctor-fixed",
     in_place: Annotated[bool, typer.Option("--in-place", help="Replace the originals atomically.")] = False,
     diff: Annotated[
         bool, typer.Option("--diff", help="Print the diff of what would change; write nothing.")
@@ -292,6 +308,7 @@ def fix(
     color: ColorOpt = Color.auto,
     verbose: VerboseOpt = False,
     unsafe_fixes: UnsafeFixesOpt = False,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Repair transcripts minimally: copies under --out, or --in-place, or --diff."""
     from dataclasses import replace
@@ -306,11 +323,16 @@ def fix(
     options = replace(options, unsafe_fixes=unsafe_fixes)
     mode = "diff" if diff else "in-place" if in_place else "out"
     plan = fixing.Plan(
-        mode, out, report, Severity(fail_on.value), quiet, force_exclude,
+        mode, Path(out), report, Severity(fail_on.value), quiet, force_exclude,
         jobs=jobs, progress=not no_progress, color=None if color is Color.auto else color is Color.always,
         verbose=verbose,
     )  # fmt: skip
-    code = fixing.run(paths or ["."], options, plan)
+    if scheduler is not None or _remote(paths) or "://" in out:
+        from transcript_doctor import fleet
+
+        code = fleet.fix(paths or ["."], out, options, plan, scheduler)
+    else:
+        code = fixing.run(paths or ["."], options, plan)
     raise typer.Exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 

@@ -153,6 +153,11 @@ def check(path: str, options: Options, fingerprints: bool = False) -> FileReport
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
         return FileReport(path, error=f"cannot read {path}: {exc.strerror}")
+    return check_data(path, data, options, fingerprints)
+
+
+def check_data(path: str, data: bytes, options: Options, fingerprints: bool = False) -> FileReport:
+    """Lint bytes read elsewhere (the fleet's workers read URLs); errors as in check."""
     try:
         report = engine.lint_bytes(path, data, options)
         if fingerprints:
@@ -176,11 +181,14 @@ def _init(options: Options, fingerprints: bool = False) -> None:
 
 def _worker(paths: list[str]) -> list[FileReport]:
     assert _OPTIONS is not None
-    reports = [check(path, _OPTIONS, _FINGERPRINTS) for path in paths]
-    for report in reports:
-        # Repair actions point into the worker's parsed model: reporters need none of it.
-        report.findings = [replace(f, finding=replace(f.finding, action=None)) for f in report.findings]
-    return reports
+    return [portable(check(path, _OPTIONS, _FINGERPRINTS)) for path in paths]
+
+
+def portable(report: FileReport) -> FileReport:
+    """A report to send back from a worker: repair actions point into the worker's parsed
+    model, and reporters need none of it."""
+    report.findings = [replace(f, finding=replace(f.finding, action=None)) for f in report.findings]
+    return report
 
 
 def _batches(sizes: list[int], jobs: int) -> list[list[int]]:
