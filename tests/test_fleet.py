@@ -194,6 +194,7 @@ def test_a_worker_killed_mid_run_loses_no_result(tmp_path: Path) -> None:
             assert killed in workers
             os.kill(killed, signal.SIGKILL)
             os.close(writer)
+            _released(pipe)  # else what is fed could go to the dying process
             _feed(pipe, slow.read_bytes())  # to the task the scheduler retried
             out, _err = run.communicate(timeout=120)
         finally:
@@ -214,21 +215,37 @@ def _wait_for_reader(pipe: Path, timeout: float = 90) -> int:
     raise AssertionError("no worker opened the pipe")
 
 
+def _holders(pipe: Path) -> list[int]:
+    """The processes that have the pipe open."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            links = [os.readlink(f"/proc/{entry}/fd/{fd}") for fd in os.listdir(f"/proc/{entry}/fd")]
+        except OSError:
+            continue
+        if os.path.realpath(pipe) in links:
+            found.append(int(entry))
+    return found
+
+
 def _holder(pipe: Path, timeout: float = 30) -> int:
-    """The process that has the pipe open for reading (its open returns just after ours)."""
+    """The process that opened the pipe for reading (its open returns just after ours)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) == os.getpid():
-                continue
-            try:
-                links = [os.readlink(f"/proc/{entry}/fd/{fd}") for fd in os.listdir(f"/proc/{entry}/fd")]
-            except OSError:
-                continue
-            if os.path.realpath(pipe) in links:
-                return int(entry)
+        found = _holders(pipe)
+        if found:
+            return found[0]
         time.sleep(0.02)
     raise AssertionError("no process holds the pipe")
+
+
+def _released(pipe: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while _holders(pipe):
+        assert time.monotonic() < deadline, "the killed worker still holds the pipe"
+        time.sleep(0.02)
 
 
 def _feed(pipe: Path, data: bytes) -> None:
