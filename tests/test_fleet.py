@@ -191,7 +191,7 @@ def test_a_worker_killed_mid_run_loses_no_result(tmp_path: Path) -> None:
         try:
             writer = _wait_for_reader(pipe)  # a worker has the pipe open and waits for data
             killed = _holder(pipe)
-            assert killed in workers
+            assert killed in workers, (killed, workers, _holders(pipe))
             os.kill(killed, signal.SIGKILL)
             os.close(writer)
             _released(pipe)  # else what is fed could go to the dying process
