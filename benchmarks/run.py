@@ -6,7 +6,10 @@ Prints, for the generated corpus: (a) the parse floor (read + orjson.loads of ev
 record, no model), (b) ``jq empty`` when jq is installed, (c) ``lint`` with one job,
 (d) ``lint -j 2``, (e) ``fix --out`` on the damaged files; (f) start-up of
 ``transcript-doctor --version`` and of a lint of one small file against
-``python -c "import orjson"``; and the peak memory of linting the largest file.
+``python -c "import orjson"``; the peak memory of linting the largest file; and (g),
+with the ``[fleet]`` extra installed, ``lint`` of the corpus as a ``file://`` URL on a
+running Dask cluster of 2 local worker processes (``--scheduler``) and on the cluster
+``-j 2`` starts itself, against ``-j 2``.
 The clean and damaged parts are also linted on their own: a lint of mostly healthy
 sessions costs what the clean part does, while damaged conversations are read in full.
 Times are medians of ``--runs`` runs, the measures taking turns within each run;
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import logging
 import os
 import shutil
 import statistics
@@ -149,6 +153,8 @@ def main() -> None:
     big_mb = big.stat().st_size / 2**20
     peak = peak_kib([*lint, str(big)]) / 1024
 
+    fleet = fleet_times(lint, corpus, args.runs)
+
     def rate(seconds: float, megabytes: float = mb) -> str:
         return f"{seconds:7.2f} s  {megabytes / seconds:7.1f} MB/s"
 
@@ -164,6 +170,10 @@ def main() -> None:
     print(
         f"    peak memory, lint of {big_mb:.0f} MB file     {peak:7.1f} MB  ({peak / big_mb:.2f}x the file)"
     )
+    if fleet is not None:
+        running, started = fleet
+        print(f"(g) fleet, 2 local workers (--scheduler) {rate(running)}")
+        print(f"    fleet, -j 2 (cluster start included) {rate(started)}")
     print("ratios:")
     print(f"    lint 1 job / parse floor            {one / floor:7.2f}x   (target <= 2.0)")
     if jq_time is not None:
@@ -178,6 +188,25 @@ def main() -> None:
                 f"    {name + ' part: lint / parse floor':36s}{part_one / part_floor:7.2f}x   ({len(part)} files)"
             )
     print(f"    --version / import orjson           {version / baseline:7.2f}x   (target <= 2.5)")
+    if fleet is not None:
+        print(f"    fleet (running cluster) / -j 2      {fleet[0] / two:7.2f}x   (time; 1.0 = as fast)")
+        print(f"    fleet (-j 2, own cluster) / -j 2    {fleet[1] / two:7.2f}x")
+
+
+def fleet_times(lint: list[str], corpus: Path, runs: int) -> tuple[float, float] | None:
+    """Seconds of a fleet lint on a running 2-worker cluster, and with its own cluster."""
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        print("(g) fleet: skipped, the [fleet] extra is not installed")
+        return None
+    url = corpus.resolve().as_uri()
+    started = median_time(command([*lint, "-j", "2", url]), runs)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+    ) as cluster:
+        running = median_time(command([*lint, "--scheduler", cluster.scheduler_address, url]), runs)
+    return running, started
 
 
 if __name__ == "__main__":
