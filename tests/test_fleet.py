@@ -127,6 +127,17 @@ def test_fix_out_to_another_prefix_is_the_local_fix(
     fs.rm("/fixed", recursive=True)
 
 
+def test_fix_diff_of_a_bucket_is_the_local_diff(
+    cluster: Any, bucket: str, copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(
+        ["fix", f"{bucket}/fixtures", "--diff", "--scheduler", cluster.scheduler_address], capsys
+    )
+    expected = local("fix", "fixtures", "--diff", cwd=copy)
+    assert (code, out.replace(f"{bucket}/", ""), err.replace(f"{bucket}/", "")) == expected
+    assert code == 1 and out.count("+++ b/") > 10
+
+
 def test_a_batch_that_fails_is_split_and_only_the_failing_file_is_an_error(cluster: Any) -> None:
     targets = [fleet.Target(f"memory://x/{i}", f"x/{i}", 1, False) for i in range(6)]
     with distributed.Client(cluster) as client:
@@ -257,4 +268,3 @@ def _feed(pipe: Path, data: bytes) -> None:
     thread.start()
     thread.join(60)
     assert not thread.is_alive(), "the retried task never read the pipe"
-

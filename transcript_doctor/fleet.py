@@ -119,16 +119,17 @@ def fix(paths: list[str], out: str, options: Options, plan: fixing.Plan, schedul
         failed = _show_fixed(target, done, plan) or failed
     failed = _write_report(results, out, plan) or failed
     kept = [r for r in results if r.error is None]
+    messages = sys.stderr if plan.mode == "diff" else sys.stdout  # as fixing.run
     if not plan.quiet:
         for done in kept:
             for line in done.remaining:
-                sys.stdout.write(f"{done.path}:{line[1]}: {line[0]} {line[2]} [not fixed: {line[3]}]\n")
+                messages.write(f"{done.path}:{line[1]}: {line[0]} {line[2]} [not fixed: {line[3]}]\n")
             for note in done.rolled_back:
-                sys.stdout.write(f"{done.path}: rolled back {note}\n")
+                messages.write(f"{done.path}: rolled back {note}\n")
         fixed_count = sum(len(r.applied) for r in kept)
         files = sum(1 for r in kept if r.changed)
         left = sum(len(r.remaining) for r in kept)
-        sys.stdout.write(f"Fixed {fixed_count} finding(s) in {files} file(s); {left} left.\n")
+        messages.write(f"Fixed {fixed_count} finding(s) in {files} file(s); {left} left.\n")
     if failed:
         return 2
     if plan.mode == "diff" and any(r.changed for r in kept):
@@ -148,10 +149,11 @@ def _show_fixed(target: Target, done: Fixed, plan: fixing.Plan) -> bool:
     if plan.mode == "diff":
         color = output.wanted("auto", sys.stdout) if plan.color is None else plan.color
         sys.stdout.write(output.diff(done.diff, color))
-    elif not plan.quiet:
+    if not plan.quiet:
         verb = "would fix" if plan.mode == "diff" else "fixed"
         rules = ", ".join(sorted(set(done.applied)))
-        sys.stdout.write(f"{done.path}: {verb} {len(done.applied)} finding(s) ({rules})\n")
+        messages = sys.stderr if plan.mode == "diff" else sys.stdout
+        messages.write(f"{done.path}: {verb} {len(done.applied)} finding(s) ({rules})\n")
     return False
 
 
