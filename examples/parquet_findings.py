@@ -34,6 +34,7 @@ SCHEMA = pa.schema(
         ("pointer", pa.string()),
         ("message", pa.string()),
         ("fixable", pa.bool_()),
+        ("fix_applicability", pa.string()),
     ]
 )
 

@@ -37,14 +37,19 @@ def cli_findings() -> dict[str, list[dict[str, Any]]]:
     return by_path
 
 
-@pytest.fixture(scope="module")
-def fixed_by_cli(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """``fix --out`` over the fixture folder: the copies and the report's entries."""
+@pytest.fixture(scope="module", params=[False, True], ids=["safe", "unsafe"])
+def fixed_by_cli(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[bool, Path, dict[str, Any]]:
+    """``fix --out`` over the fixture folder (``--unsafe-fixes`` or not): the copies and
+    the report's entries."""
+    unsafe: bool = request.param
     out = tmp_path_factory.mktemp("fixed")
-    run = cli("fix", "fixtures", "--out", str(out), "--exit-zero", "--no-progress", "-q")
+    flags = ["--unsafe-fixes"] if unsafe else []
+    run = cli("fix", "fixtures", "--out", str(out), *flags, "--exit-zero", "--no-progress", "-q")
     assert run.returncode == 0, run.stderr
     report = json.loads((out / "transcript-doctor-report.json").read_text())
-    return out, {entry["path"]: entry for entry in report["files"]}
+    return unsafe, out, {entry["path"]: entry for entry in report["files"]}
 
 
 def test_lint_path_on_the_fixture_folder_is_the_cli_json(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,11 +72,11 @@ def test_lint_bytes_and_lint_path_of_each_fixture_are_the_cli_json(
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=rel)
 def test_fix_bytes_of_each_fixture_is_the_cli_fix(
-    path: Path, fixed_by_cli: tuple[Path, dict[str, Any]]
+    path: Path, fixed_by_cli: tuple[bool, Path, dict[str, Any]]
 ) -> None:
-    out, entries = fixed_by_cli
+    unsafe, out, entries = fixed_by_cli
     data = path.read_bytes()
-    result = td.fix_bytes(data, name=rel(path))
+    result = td.fix_bytes(data, name=rel(path), unsafe=unsafe)
     written = out / rel(path)
     assert result.data == (written.read_bytes() if written.exists() else data)
     assert result.changed == written.exists()
@@ -130,6 +135,36 @@ def test_repair_messages_returns_a_new_list_and_leaves_the_input_alone() -> None
     again, second = td.repair_messages(repaired)
     assert again == repaired and not second.changed
     json.dumps(report.to_dict())
+
+
+# The result of c1 came after the next prompt: moving it back is unsafe (the harness may
+# have meant it there), so only unsafe=True moves it.
+DISPLACED = [
+    {"role": "user", "content": "list the files"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}],
+    },
+    {"role": "user", "content": "and?"},
+    {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+]
+
+
+def test_repair_messages_applies_unsafe_repairs_only_when_asked() -> None:
+    before = copy.deepcopy(DISPLACED)
+    assert [(f.rule, f.fixable, f.fix_applicability) for f in td.check_messages(DISPLACED)] == [
+        ("TD304", False, "unsafe")
+    ]
+    kept, report = td.repair_messages(DISPLACED)
+    assert kept == DISPLACED and not report.changed
+    assert [(u.finding.rule, u.why.startswith("unsafe fix not applied")) for u in report.unfixed] == [
+        ("TD304", True)
+    ]
+    moved, report = td.repair_messages(DISPLACED, unsafe=True)
+    assert moved == [DISPLACED[0], DISPLACED[1], DISPLACED[3], DISPLACED[2]]
+    assert [(r.rule, r.action, r.applicability) for r in report.applied] == [("TD304", "move", "unsafe")]
+    assert before == DISPLACED
 
 
 def _lists(folder: str) -> list[tuple[Path, list[Any], str]]:

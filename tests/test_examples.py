@@ -27,7 +27,7 @@ def test_parquet_table_of_a_folder_holds_every_finding(tmp_path: Path) -> None:
     assert (run.returncode, run.stdout, run.stderr) == (0, f"{out}: {len(expected)} finding(s)\n", "")
     table = pq.read_table(out)
     assert table.column_names == ["path", "reader", "rule", "name", "severity", "line", "record", "pointer",
-                                  "message", "fixable"]  # fmt: skip
+                                  "message", "fixable", "fix_applicability"]  # fmt: skip
     rows = table.to_pylist()
     assert rows == expected and len(rows) > 10
     # What a data team asks of it: findings per rule, errors only.

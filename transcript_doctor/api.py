@@ -79,13 +79,8 @@ def fix_bytes(
 
 
 def with_unsafe(options: engine.Options, unsafe: bool) -> engine.Options:
-    """WIRE unsafe fixes here.  The fixer has no safe/unsafe split yet: every repair it
-    makes today is one the CLI makes by default, so ``unsafe=False`` is already the
-    CLI's behaviour and ``unsafe=True`` adds nothing.  When engine Options (or the fixer)
-    gains the ``--unsafe-fixes`` switch, set it from ``unsafe`` here; every API entry
-    point (fix_bytes, repair_messages) goes through this function."""
-    del unsafe
-    return options
+    """``--unsafe-fixes``: every API entry point that repairs goes through here."""
+    return replace(options, unsafe_fixes=unsafe)
 
 
 def _lint(name: str, data: bytes, options: engine.Options) -> list[Finding]:
@@ -127,6 +122,7 @@ def finding(path: str | None, reader: str | None, located: engine.Located, lines
         record=located.origin.record,
         pointer=located.origin.pointer,
         fixable=located.fixable,
+        fix_applicability=located.applicability.value if located.applicability else None,
     )
 
 
@@ -149,6 +145,8 @@ def fixed(outcome: Outcome, path: str | None = None, lines: bool = True) -> FixR
                 a.message,
                 a.action,
                 tuple(Edit(e.action, e.pointer, e.old, e.new) for e in a.edits),
+                a.applicability.value,
+                a.safety,
             )
             for a in outcome.applied
         ),

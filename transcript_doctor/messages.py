@@ -49,6 +49,8 @@ class MessageReport:
                 {
                     "rule": r.rule,
                     "action": r.action,
+                    "applicability": r.applicability,
+                    "safety": r.safety,
                     "message": r.message,
                     "records": [
                         {"where": e.pointer, "original": _text(e.old), "new": _text(e.new)} for e in r.edits

@@ -35,7 +35,8 @@ class Finding:
     line: int | None
     record: int
     pointer: str | None
-    fixable: bool
+    fixable: bool  # a repair applies under the settings (safe, or unsafe when asked)
+    fix_applicability: str | None = None  # "safe" or "unsafe" whatever the settings; None: no repair
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +50,7 @@ class Finding:
             "record": self.record,
             "pointer": self.pointer,
             "fixable": self.fixable,
+            "fix_applicability": self.fix_applicability,
         }
 
 
@@ -71,6 +73,8 @@ class Repair:
     message: str
     action: str  # remove, insert, replace, move, strip
     edits: tuple[Edit, ...]
+    applicability: str = "safe"  # "unsafe": it may have removed real model or tool output
+    safety: str = ""  # what the repair keeps or destroys
 
 
 @dataclass(frozen=True, slots=True)
