@@ -49,6 +49,4 @@ def test_parquet_table_from_the_cli_jsonl(tmp_path: Path, monkeypatch: pytest.Mo
         check=False,
     )
     assert run.returncode == 0, run.stderr
-    assert (
-        pq.read_table(out).to_pylist() == [f.to_dict() for f in td.lint_path("fixtures/openai-chat")] != []
-    )
+    assert pq.read_table(out).to_pylist() == [f.to_dict() for f in td.lint_path("fixtures/openai-chat")] != []
