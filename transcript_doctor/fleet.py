@@ -19,13 +19,14 @@ import logging
 import os
 import posixpath
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from transcript_doctor import fixing, linting, output, progress, reporters, walk
-from transcript_doctor.engine import FileReport, Options
+from transcript_doctor.engine import FileReport, Located, Options
+from transcript_doctor.fixer import Outcome
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -44,10 +45,6 @@ class Target:
     path: str  # what reports show: the path or URL as the user spelled it
     size: int
     explicit: bool
-
-
-def remote(paths: Sequence[str]) -> bool:
-    return any("://" in path for path in paths)
 
 
 # --- the client side ----------------------------------------------------------------
@@ -117,24 +114,17 @@ def fix(paths: list[str], out: str, options: Options, plan: fixing.Plan, schedul
         return 2
     for target, done in zip(targets, results, strict=True):
         failed = _show_fixed(target, done, plan) or failed
-    failed = _write_report(results, out, plan) or failed
     kept = [r for r in results if r.error is None]
-    messages = sys.stderr if plan.mode == "diff" else sys.stdout  # as fixing.run
+    tally = fixing.Tally(list[Outcome](kept), failed)
+    failed = _write_report(kept, out, plan) or failed
     if not plan.quiet:
-        for done in kept:
-            for line in done.remaining:
-                messages.write(f"{done.path}:{line[1]}: {line[0]} {line[2]} [not fixed: {line[3]}]\n")
-            for note in done.rolled_back:
-                messages.write(f"{done.path}: rolled back {note}\n")
-        fixed_count = sum(len(r.applied) for r in kept)
-        files = sum(1 for r in kept if r.changed)
-        left = sum(len(r.remaining) for r in kept)
-        messages.write(f"Fixed {fixed_count} finding(s) in {files} file(s); {left} left.\n")
+        fixing._summary(tally, sys.stderr if plan.mode == "diff" else sys.stdout)
     if failed:
         return 2
-    if plan.mode == "diff" and any(r.changed for r in kept):
+    if plan.mode == "diff" and any(r.changed for r in tally.outcomes):
         return 1
-    return 1 if any(rank >= plan.fail_on.rank for r in kept for *_, rank in r.remaining) else 0
+    left = (f.finding.rule.severity.rank >= plan.fail_on.rank for o in tally.outcomes for f, _ in o.remaining)
+    return 1 if any(left) else 0
 
 
 def _show_fixed(target: Target, done: Fixed, plan: fixing.Plan) -> bool:
@@ -145,13 +135,15 @@ def _show_fixed(target: Target, done: Fixed, plan: fixing.Plan) -> bool:
     if done.skipped is not None and target.explicit and not plan.quiet:
         _error(f"{target.path}: skipped, {done.skipped}")
     if not done.changed:
+        if plan.verbose and done.skipped is None:
+            (sys.stderr if plan.mode == "diff" else sys.stdout).write(f"{done.path}: nothing to fix\n")
         return False
     if plan.mode == "diff":
         color = output.wanted("auto", sys.stdout) if plan.color is None else plan.color
         sys.stdout.write(output.diff(done.diff, color))
     if not plan.quiet:
         verb = "would fix" if plan.mode == "diff" else "fixed"
-        rules = ", ".join(sorted(set(done.applied)))
+        rules = ", ".join(sorted({a.rule for a in done.applied}))
         messages = sys.stderr if plan.mode == "diff" else sys.stdout
         messages.write(f"{done.path}: {verb} {len(done.applied)} finding(s) ({rules})\n")
     return False
@@ -304,7 +296,7 @@ def _lint_failed(target: Target, exc: BaseException) -> FileReport:
 
 
 def _fix_failed(target: Target, exc: BaseException) -> Fixed:
-    return Fixed(target.path, error=f"{target.path}: failed on the cluster: {exc!r}")
+    return Fixed(target.path, None, b"", b"", error=f"{target.path}: failed on the cluster: {exc!r}")
 
 
 # --- the worker side ----------------------------------------------------------------
@@ -322,20 +314,17 @@ def _lint_batch(batch: list[tuple[str, str]], options: Options) -> list[FileRepo
 
 
 @dataclass(slots=True)
-class Fixed:
-    """What a worker sends back about one file: never the file itself."""
+class Fixed(Outcome):
+    """What a worker sends back about one file: its outcome without the file's bytes,
+    with the report entry and the diff made where the bytes were."""
 
-    path: str
-    changed: bool = False
-    applied: list[str] = field(default_factory=list)  # the rule of each repair
-    remaining: list[tuple[str, int, str, str, int]] = field(
-        default_factory=list
-    )  # rule, line, message, why, rank
-    rolled_back: list[str] = field(default_factory=list)
+    was_changed: bool = False
     entry: dict[str, Any] = field(default_factory=dict)  # the report's file entry
     diff: str = ""
-    skipped: str | None = None
-    error: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.was_changed
 
 
 def _fix_batch(batch: list[tuple[str, str]], shared: tuple[Options, str | None]) -> list[Fixed]:
@@ -348,33 +337,38 @@ def _fix_one(url: str, path: str, options: Options, out: str | None) -> Fixed:
 
     data = _read(url, path)
     if isinstance(data, str):
-        return Fixed(path, error=data)
+        return Fixed(path, None, b"", b"", error=data)
     try:
         outcome = fixer.fix_bytes(path, data, options)
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
-        return Fixed(path, error=f"internal error while fixing {path}: {exc!r}")
+        return Fixed(path, None, b"", b"", error=f"internal error while fixing {path}: {exc!r}")
     if outcome.error is not None:
-        return Fixed(path, error=outcome.error)
+        return Fixed(path, None, b"", b"", error=outcome.error)
     done = Fixed(
         path,
-        changed=outcome.changed,
-        applied=[a.rule for a in outcome.applied],
-        remaining=[
-            (f.finding.rule.code, f.origin.line, f.finding.message, why, f.finding.rule.severity.rank)
-            for f, why in outcome.remaining
-        ],
+        outcome.reader,
+        b"",
+        b"",
+        applied=outcome.applied,
+        remaining=[(_portable(f), why) for f, why in outcome.remaining],
+        introduced=[_portable(f) for f in outcome.introduced],
         rolled_back=outcome.rolled_back,
+        skipped=outcome.skipped,
+        was_changed=outcome.changed,
         entry=fixreport.file_entry(outcome) if outcome.skipped is None else {},
         diff=fixreport.unified_diff(outcome) if outcome.changed else "",
-        skipped=outcome.skipped,
     )
     if outcome.changed and out is not None:
         target = mirror(out, path)
         try:
             _write(target, outcome.after)
         except OSError as exc:
-            return Fixed(path, error=f"cannot write {target}: {exc.strerror or exc}")
+            return Fixed(path, None, b"", b"", error=f"cannot write {target}: {exc.strerror or exc}")
     return done
+
+
+def _portable(located: Located) -> Located:
+    return replace(located, finding=replace(located.finding, action=None))
 
 
 def mirror(out: str, path: str) -> str:
