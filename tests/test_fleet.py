@@ -199,17 +199,20 @@ def test_a_worker_killed_mid_run_loses_no_result(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             env=env,
         )
+        stop = threading.Event()
         try:
             writer = _wait_for_reader(pipe)  # a worker has the pipe open and waits for data
             killed = _holder(pipe)
             assert killed in workers, (killed, workers, _holders(pipe))
             os.kill(killed, signal.SIGKILL)
             os.close(writer)
-            _released(pipe)  # else what is fed could go to the dying process
-            _feed(pipe, slow.read_bytes())  # to the task the scheduler retried
+            _released(pipe)
+            feeder = threading.Thread(target=_feed, args=(pipe, slow.read_bytes(), stop), daemon=True)
+            feeder.start()  # serves the task the scheduler retried
             out, _err = run.communicate(timeout=120)
         finally:
             run.kill()
+            stop.set()
     expected = local("lint", str(expected_dir), "-o", "json", cwd=ROOT)
     assert (run.returncode, out.decode().replace(str(source), str(expected_dir))) == expected[:2]
     assert "zz-pipe.jsonl" in out.decode()
@@ -259,12 +262,19 @@ def _released(pipe: Path, timeout: float = 30) -> None:
         time.sleep(0.02)
 
 
-def _feed(pipe: Path, data: bytes) -> None:
-    def write() -> None:
-        with open(pipe, "wb") as handle:  # blocks until the retried task opens it
-            handle.write(data)
-
-    thread = threading.Thread(target=write, daemon=True)
-    thread.start()
-    thread.join(60)
-    assert not thread.is_alive(), "the retried task never read the pipe"
+def _feed(pipe: Path, data: bytes, stop: threading.Event) -> None:
+    """Whoever opens the pipe to read gets the whole file, until the run is over."""
+    while not stop.is_set():
+        try:
+            fd = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # no reader yet
+            time.sleep(0.02)
+            continue
+        os.set_blocking(fd, True)
+        try:
+            os.write(fd, data)
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(fd)
+        _released(pipe, timeout=60)  # that reader is done before another may open it
