@@ -6,10 +6,9 @@ cheap as an empty package, and no name pulls in the CLI's rich, typer or the fle
 dask and fsspec.
 """
 
-from __future__ import annotations
-
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+# Not ``typing.TYPE_CHECKING``: importing typing would cost ``--version`` several
+# milliseconds (type checkers know this spelling too).
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -33,6 +32,8 @@ _EXPORTS = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:  # what type checkers see; explicit re-exports (``as``)
+    from typing import Any
+
     from transcript_doctor.api import fix_bytes as fix_bytes
     from transcript_doctor.api import lint_bytes as lint_bytes
     from transcript_doctor.api import lint_path as lint_path
@@ -48,10 +49,12 @@ if TYPE_CHECKING:  # what type checkers see; explicit re-exports (``as``)
     from transcript_doctor.results import Unfixed as Unfixed
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
     value = getattr(import_module(f"{__name__}.{module}"), name)
     globals()[name] = value  # once loaded, an ordinary attribute
     return value
