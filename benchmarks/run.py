@@ -203,7 +203,7 @@ def fleet_times(lint: list[str], corpus: Path, runs: int) -> tuple[float, float]
     url = corpus.resolve().as_uri()
     started = median_time(command([*lint, "-j", "2", url]), runs)
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
     ) as cluster:
         running = median_time(command([*lint, "--scheduler", cluster.scheduler_address, url]), runs)
     return running, started

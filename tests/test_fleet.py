@@ -34,7 +34,7 @@ FOLDERS = ("claude-code", "openai-chat", "gemini-checkpoint", "codex")
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     ) as made:
         yield made
 
@@ -186,7 +186,7 @@ def test_a_worker_killed_mid_run_loses_no_result(tmp_path: Path) -> None:
     os.mkfifo(pipe)
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as procs,
         distributed.Client(procs) as client,
     ):

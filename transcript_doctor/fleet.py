@@ -244,7 +244,7 @@ def _client(scheduler: str | None, jobs: int | None) -> Iterator[Client]:
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         ) as cluster,
         Client(cluster) as client,
