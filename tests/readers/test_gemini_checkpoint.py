@@ -161,6 +161,102 @@ def test_id_less_history_pairs_by_position_and_name() -> None:
     assert (call.paired_by, result.paired_by) == ("adjacency", "adjacency")
 
 
+# Mid-2025 `/chat save` (shared/corpus/wild/gemini-checkpoint/kq-*): the model's call has no id,
+# the CLI gave its response one.
+ONE_SIDED = "run_shell_command-1751899028178-d7ab369acc9b6"
+
+
+def test_one_sided_ids_pair_by_name_in_the_next_turn() -> None:
+    history = [
+        text("user", "go"),
+        {"role": "model", "parts": [{"text": "running", "thoughtSignature": "c2ln"}, fc("run_shell_command", signature=None)]},
+        {"role": "user", "parts": [fr("run_shell_command", ONE_SIDED)]},
+        text("model", "done"),
+        text("user", "thanks"),
+        text("model", "ok"),
+    ]
+    assert lint(*history, bare=True) == []
+    path_value = json.dumps(history, indent=2)
+    conversation = READER.read(sniff("h.json", path_value.encode()))[0]
+    (call,) = conversation.messages[1].tool_calls
+    (result,) = conversation.messages[2].tool_results
+    assert (call.call_id, result.call_id) == (ONE_SIDED, ONE_SIDED)
+    assert (call.paired_by, result.paired_by) == ("name", "name")
+
+
+def test_one_sided_ids_still_find_real_damage(tmp_path: Path) -> None:
+    call = {"role": "model", "parts": [fc("run_shell_command", signature=None), fc("read_file", signature=None)]}
+    # read_file got no response, and a response of a name nobody called is an orphan
+    history = [
+        text("user", "go"),
+        call,
+        {"role": "user", "parts": [fr("run_shell_command", ONE_SIDED), fr("web_fetch", "web_fetch-1-a")]},
+        text("model", "done"),
+        text("user", "thanks"),
+        text("model", "ok"),
+    ]
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(history, indent=2))
+    found = [(r["rule"], r["pointer"], r["message"]) for r in records(path)]
+    assert found == [
+        (
+            "TD301",
+            "/1/parts/1",
+            "tool call read_file has no result, but the conversation continues at line 50 at /3 "
+            "(the format has no call ids: paired by adjacency and name)",
+        ),
+        ("TD302", "/2/parts/1", "result for tool call web_fetch-1-a (web_fetch) answers no earlier tool call"),
+    ]
+    # a second response for the one-sided pair is a duplicate, and says how it was paired
+    duplicate = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("run_shell_command", signature=None)]},
+        {"role": "user", "parts": [fr("run_shell_command", ONE_SIDED), fr("run_shell_command", ONE_SIDED)]},
+        text("model", "done"),
+    ]
+    path.write_text(json.dumps(duplicate, indent=2))
+    assert [(r["rule"], r["pointer"], r["message"]) for r in records(path, select=("TD3",))] == [
+        (
+            "TD303",
+            "/2/parts/1",
+            f"another result for tool call {ONE_SIDED} (run_shell_command), which was answered already; "
+            "the call at line 13 at /1/parts/0 gets two responses (the call has no id: paired with the "
+            "response of the same name in the next turn, which carries this id)",
+        )
+    ]
+
+
+def test_a_response_id_naming_a_call_pairs_by_id_not_by_name() -> None:
+    """An id-less call does not steal a response whose id names another call."""
+    history = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("a", "a-1")]},
+        text("user", "wait"),
+        {"role": "model", "parts": [fc("a")]},
+        {"role": "user", "parts": [fr("a", "a-1")]},
+        text("model", "ok"),
+    ]
+    assert [(rule, pointer) for rule, _, pointer in lint(*history, bare=True)] == [
+        ("TD301", "/3/parts/0"),
+        ("TD304", "/4/parts/0"),
+    ]
+
+
+def test_missing_signature_before_the_current_turn_is_not_flagged() -> None:
+    """Gemini validates signatures only after the last user text (ensureActiveLoopHasThoughtSignatures)."""
+    earlier = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("a", "1", signature=None)]},
+        {"role": "user", "parts": [fr("a", "1")]},
+        text("model", "done"),
+        text("user", "and now?"),
+        {"role": "model", "parts": [fc("b", "2", signature=None)]},
+        {"role": "user", "parts": [fr("b", "2")]},
+        text("model", "done"),
+    ]
+    assert lint(*earlier, bare=True) == [("TD401", 55, "/5/parts/0")]
+
+
 def test_refs_name_the_content_and_part() -> None:
     conversation = read(CORPUS)
     assert conversation.ref == "/history"

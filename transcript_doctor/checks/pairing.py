@@ -2,7 +2,7 @@
 
 Pairing is by id, never by position: parallel calls answer in any order.  Formats
 without ids are paired by their reader, which gives both sides a shared synthetic id and
-says so in ``Part.paired_by``.  A result must sit in the reply slot of its call: the first
+says so in ``Part.paired_by`` (``"name"`` where only the response had an id).  A result must sit in the reply slot of its call: the first
 message after the turn holding the call (after merging consecutive same-role messages
 where the vendor does so before sending).
 """
@@ -96,10 +96,23 @@ def label(part: Part) -> tuple[str, str]:
     if part.paired_by == "id":
         name = f" ({part.name})" if part.name else ""
         return f"tool call {part.call_id or '(no id)'}{name}", ""
+    if part.paired_by == "name":
+        name = f" ({part.name})" if part.name else ""
+        return (
+            f"tool call {part.call_id}{name}",
+            " (the call has no id: paired with the response of the same name in the next turn, "
+            "which carries this id)",
+        )
     return (
         f"tool call {part.name or '(unnamed)'}",
         " (the format has no call ids: paired by adjacency and name)",
     )
+
+
+def label_result(result: Part, call: Part) -> tuple[str, str]:
+    """How findings name a paired result: a one-sided pair is named by its call, which
+    says that it was paired by name."""
+    return label(call if call.paired_by == "name" else result)
 
 
 def _groups(messages: list[Message], coalesce: bool) -> list[int]:

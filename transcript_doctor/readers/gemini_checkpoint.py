@@ -145,6 +145,7 @@ class GeminiCheckpointReader(Reader):
             if _role(item) is not None:
                 messages.append(_message(item, index, base))
         _pair_id_less(messages)
+        gemini_content.sign_active_loop(messages)
         return Conversation(messages, self.dialect, ref=base)
 
 
@@ -245,11 +246,12 @@ def _message(item: dict[str, Any], index: int, base: str) -> Message:
 
 
 def _pair_id_less(messages: list[Message]) -> None:
-    """Pair id-less calls with the id-less responses of the next user run, by position and name.
+    """Pair id-less calls with the responses of the next user run, by position and name.
 
     Adjacent same-role Contents are one turn once the CLI coalesces them, so a run of
     model Contents is answered by the run of user Contents that follows it.
     """
+    called = {p.call_id for m in messages for p in m.tool_calls if p.call_id is not None}
     runs: list[tuple[Role, list[Message]]] = []
     for message in messages:
         if runs and runs[-1][0] is message.role:
@@ -265,7 +267,7 @@ def _pair_id_less(messages: list[Message]) -> None:
         following = runs[number + 1][1] if number + 1 < len(runs) else []
         results = [p for m in following for p in m.tool_results]
         tag = f"position@{run[0].origin.pointer}"
-        gemini_content.pair_by_position(calls, results, tag)
+        gemini_content.pair_by_position(calls, results, tag, called)
     # Results that no call could claim are still id-less; say how they were judged.
     for message in messages:
         for part in message.tool_results:

@@ -463,6 +463,7 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
         if parts:
             origin = replace(entry.origin, pointer=entry.base + "/toolCalls")
             messages.append(Message(Role.USER, parts, origin, ref=replace(ref, results=True)))
+    gemini_content.sign_active_loop(messages)
     return messages
 
 
