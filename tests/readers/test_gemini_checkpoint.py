@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 from support import FIXTURES, detected, findings, records, text_findings
 
+from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.model import Conversation
 from transcript_doctor.readers.gemini_checkpoint import READER
 from transcript_doctor.source import sniff
@@ -398,3 +400,85 @@ def test_wrong_field_types_do_not_crash() -> None:
 def test_forced_on_other_layouts_does_not_crash() -> None:
     assert text_findings("x.json", '{"sessionId": "s"}', reader="gemini-checkpoint") == []
     assert text_findings("x.jsonl", '{"a": 1}\n{"b": 2}\n', reader="gemini-checkpoint") == []
+
+
+# -- /restore tool checkpoints (spec §1) ----------------------------------------------------------
+
+
+def restore_file(tmp_path: Path, contents: list[dict[str, Any]], **extra: Any) -> Path:
+    """A `/restore` checkpoint as Gemini CLI writes it (shape of shared/corpus/wild laf-restore-*)."""
+    value: dict[str, Any] = {
+        "clientHistory": contents,
+        "toolCall": {"name": "write_file", "args": {"file_path": "a.md", "content": "x"}},
+        "commitHash": "1b29c6ecad1bb21fc849e928d3bd0c67356c70e7",
+        "messageId": "8e27aa6d-1894-4da3-8159-68d2d67723d3########0",
+        **extra,
+    }
+    path = tmp_path / "2026-03-29T18-36-27_535Z-a.md-write_file.json"
+    path.write_text(json.dumps(value, indent=2, ensure_ascii=False))
+    return path
+
+
+def test_restore_checkpoint_is_read_from_client_history(tmp_path: Path) -> None:
+    history = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", signature=None)]},
+        {"role": "user", "parts": [fr("read_file", "read_file-1774747491214-2d2ab991f4fc48")]},
+        text("model", "read it"),
+        text("user", "now write"),
+        {"role": "model", "parts": [{"text": "writing", "thoughtSignature": "c2ln"}, fc("write_file", signature=None)]},
+    ]
+    path = restore_file(tmp_path, history)
+    assert detected(path) == "gemini-checkpoint"
+    # the pending call is the `toolCall` about to run: TD306; its turn is the current one: TD401
+    assert findings(path) == [
+        ("TD306", 59, "/clientHistory/5/parts/1"),
+        ("TD401", 59, "/clientHistory/5/parts/1"),
+    ]
+
+
+def test_restore_checkpoint_repair_keeps_every_other_byte(tmp_path: Path) -> None:
+    from support import fix
+
+    history = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", "r1")]},
+        text("user", "next"),
+        text("model", "ok"),
+        text("user", "write it"),
+        {"role": "model", "parts": [fc("write_file", "w1")]},
+    ]
+    # core's `ToolCallData` also has an optional UI `history` (HistoryItem[], not Content[];
+    # absent from the wild files): it must not hide `clientHistory`
+    path = restore_file(tmp_path, history, history=[{"id": 1, "type": "user", "text": "go"}])
+    before = json.loads(path.read_bytes())
+    assert findings(path) == [("TD301", 14, "/clientHistory/1/parts/0"), ("TD306", 51, "/clientHistory/5/parts/0")]
+    outcome = fix(path)
+    expected = copy.deepcopy(before)
+    expected["clientHistory"][2]["parts"].insert(
+        0,
+        {
+            "functionResponse": {
+                "id": "r1",
+                "name": "read_file",
+                "response": {"error": SYNTHETIC_RESULT_TEXT},
+            }
+        },
+    )
+    assert outcome.after == json.dumps(expected, indent=2, ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"clientHistory": [text("user", "hi"), text("model", "yo")]},  # no toolCall
+        {"clientHistory": [], "toolCall": {"name": "x", "args": {}}},
+        {"clientHistory": [{"role": "user", "content": "hi"}], "toolCall": {"name": "x"}},
+        {"clientHistory": "x", "toolCall": {"name": "x"}},
+        {"clientHistory": [text("user", "hi")], "toolCall": "write_file"},
+    ],
+)
+def test_restore_look_alikes_are_not_claimed(tmp_path: Path, value: Any) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(value))
+    assert detected(path) != "gemini-checkpoint"

@@ -1,9 +1,10 @@
-"""Reader ``gemini-checkpoint``: Gemini Content[] histories and Gemini CLI /chat save checkpoints.
+"""Reader ``gemini-checkpoint``: Gemini Content[] histories, Gemini CLI /chat save and /restore checkpoints.
 
-Spec: shared/spec/formats/gemini-checkpoint.md.  ``/chat resume`` sets the client history
-to the stored array as it is, so the file order is the replayed order: one ``model``
-Content is one turn.  The stored parts are API parts, so a missing ``thoughtSignature``
-on a turn's first ``functionCall`` is a real absence (TD401).
+Spec: shared/spec/formats/gemini-checkpoint.md.  ``/chat resume`` (and ``/restore``, from
+``clientHistory``) sets the client history to the stored array as it is, so the file
+order is the replayed order: one ``model`` Content is one turn.  The stored parts are API
+parts, so a missing ``thoughtSignature`` on the first ``functionCall`` of a turn Gemini
+validates is a real absence (TD401).
 """
 
 from __future__ import annotations
@@ -46,8 +47,24 @@ def _contents(items: list[Any]) -> bool:
     return True
 
 
+def _restore(value: Any) -> bool:
+    """A ``/restore`` tool checkpoint: ``{clientHistory, toolCall, commitHash, messageId}``.
+
+    Written before a file-modifying tool runs (spec §1); ``clientHistory`` is the
+    ``Content[]`` that ``/restore`` loads back, ``toolCall`` the call about to run.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("clientHistory"), list)
+        and isinstance(value.get("toolCall"), dict)
+    )
+
+
 def _history(value: Any) -> tuple[list[Any], str] | None:
-    """The Content list and its pointer: ``history`` of a checkpoint, or the bare array."""
+    """The Content list and its pointer: ``clientHistory`` of a ``/restore`` checkpoint,
+    ``history`` of a ``/chat save`` checkpoint, or the bare array."""
+    if _restore(value):
+        return value["clientHistory"], "/clientHistory"
     if isinstance(value, dict) and isinstance(value.get("history"), list):
         return value["history"], "/history"
     if isinstance(value, list):
@@ -57,7 +74,7 @@ def _history(value: Any) -> tuple[list[Any], str] | None:
 
 class GeminiCheckpointReader(Reader):
     name = "gemini-checkpoint"
-    summary = "Gemini Content[] histories and Gemini CLI /chat save checkpoints"
+    summary = "Gemini Content[] histories and Gemini CLI /chat save and /restore checkpoints"
     # The CLI coalesces adjacent same-role Contents before sending; a tool-response turn
     # followed by a prompt is fused into one user turn on replay (TD104).
     dialect = Dialect(coalesce_roles=True, fuses_tool_response=True)
@@ -113,6 +130,10 @@ class GeminiCheckpointReader(Reader):
         items, pointer = found
         if not _contents(items):
             return None
+        if pointer == "/clientHistory":
+            if not items:
+                return None
+            return self.claim("Gemini CLI /restore tool checkpoint", DEFINITIVE)
         if pointer:
             # `{history, authType}` is what `/chat save` writes; `history` alone is less sure.
             score = DEFINITIVE if isinstance(value.get("authType"), str) else SPECIFIC
