@@ -482,3 +482,64 @@ def test_restore_look_alikes_are_not_claimed(tmp_path: Path, value: Any) -> None
     path = tmp_path / "x.json"
     path.write_text(json.dumps(value))
     assert detected(path) != "gemini-checkpoint"
+
+
+# -- TD104: tool output Gemini CLI stores beside a functionResponse (rules.md TD104) ------------
+
+LISTED = {"output": "Tool execution succeeded."}  # 2025 convertToFunctionResponse, list results
+IMAGE = {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
+
+
+def response_part(name: str, call_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"functionResponse": {"id": call_id, "name": name, "response": body}}
+
+
+def test_read_many_files_text_beside_its_response_is_tool_output() -> None:
+    history = [
+        text("user", "read the docs"),
+        {"role": "model", "parts": [fc("read_many_files", "m1")]},
+        {
+            "role": "user",
+            "parts": [
+                response_part("read_many_files", "m1", LISTED),
+                {"text": "--- docs/a.md ---\n\nhello\n\n"},
+                {"text": "\n--- End of content ---"},
+            ],
+        },
+        text("model", "read"),
+    ]
+    assert lint(*history) == []
+
+
+def test_read_file_image_beside_its_response_is_tool_output() -> None:
+    binary = {"output": "Binary content of type image/png was processed."}
+    history = [
+        text("user", "look"),
+        {"role": "model", "parts": [fc("read_file", "r1"), fc("read_file", "r2", signature=None)]},
+        {
+            "role": "user",
+            "parts": [response_part("read_file", "r1", binary), IMAGE, response_part("read_file", "r2", binary), IMAGE],
+        },
+        text("model", "two images"),
+    ]
+    assert lint(*history) == []
+    # the image's turn ends the history: the tool output is no prompt that "went on"
+    assert lint(*history[:3]) == []
+
+
+def test_text_after_a_plain_response_or_after_its_media_is_still_a_prompt() -> None:
+    plain = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", "r1")]},
+        {"role": "user", "parts": [response_part("read_file", "r1", {"output": "ok"}), IMAGE, {"text": "next"}]},
+        text("model", "ok"),
+    ]
+    assert lint(*plain) == [("TD104", 24, "/history/2")]
+    listed_then_prompt = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_many_files", "m1")]},
+        {"role": "user", "parts": [response_part("read_many_files", "m1", LISTED), {"text": "file text"}]},
+        text("user", "now fix it"),
+        text("model", "ok"),
+    ]
+    assert lint(*listed_then_prompt) == [("TD104", 41, "/history/3")]

@@ -534,3 +534,23 @@ def test_records_only_stdlib_can_parse_do_not_crash() -> None:
         + '{"id":"g1","timestamp":"t","type":"gemini","content":"ok","n":NaN}\n'
     )
     assert [rule for rule, _, _ in text_findings("s.jsonl", text)] == ["TD001", "TD001", "TD001"]
+
+
+def test_tool_output_stored_beside_a_legacy_result_is_not_a_prompt(tmp_path: Path) -> None:
+    """2025 legacy sessions keep read_many_files' parts in toolCalls[].result (rules.md TD104)."""
+    entry = call("m1", name="read_many_files")
+    entry["result"] = [
+        {"functionResponse": {"id": "m1", "name": "read_many_files", "response": {"output": "Tool execution succeeded."}}},
+        {"text": "--- a.md ---\n\nhello\n\n"},
+    ]
+    session = {
+        **HEADER,
+        "lastUpdated": "2026-08-01T10:00:04.000Z",
+        "messages": [user("u1", "read a.md"), gemini("g1", "", toolCalls=[entry]), gemini("g2", "done")],
+    }
+    path = tmp_path / "session-2025-09-26T05-50-57d7898f.json"
+    path.write_text(json.dumps(session, indent=2))
+    assert findings(path) == []
+    session["messages"] = [*session["messages"][:2], user("u2", "and b.md?"), gemini("g2", "done")]
+    path.write_text(json.dumps(session, indent=2))
+    assert findings(path) == [("TD104", 46, "/messages/2")]

@@ -16,12 +16,15 @@ RULE = Rule(
 
 
 def _fused_within(message: Message) -> bool:
-    """Results followed by prompt parts in one stored user Content (already coalesced)."""
+    """Results followed by prompt parts in one stored user Content (already coalesced).
+
+    Tool output the harness stores beside a result (``Part.of_result``) is no prompt.
+    """
     seen_result = False
     for part in message.parts:
         if part.kind is PartKind.TOOL_RESULT:
             seen_result = True
-        elif seen_result:
+        elif seen_result and not part.of_result:
             return True
     return False
 

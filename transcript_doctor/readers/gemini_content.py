@@ -22,6 +22,11 @@ from transcript_doctor.model import Message, Origin, Part, PartKind, Role
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 MEDIA_KEYS = ("inlineData", "fileData")
 
+# The response output Gemini CLI writes when a tool returned a list of parts and stores
+# them after the functionResponse (convertToFunctionResponse, coreToolScheduler.ts, 2025
+# versions: `[functionResponse("Tool execution succeeded."), ...toParts(llmContent)]`).
+LISTED_OUTPUT = "Tool execution succeeded."
+
 # Where a part sits: called with the part's index in the list.
 At = Callable[[int], Origin]
 
@@ -39,11 +44,35 @@ def parts(items: Any, at: At) -> list[Part]:
     if not isinstance(items, list):
         return []
     found: list[Part] = []
+    beside: str | None = None  # what may follow the last functionResponse as its output
     for index, item in enumerate(items):
         part = _part(item, at(index))
-        if part is not None:
-            found.append(part)
+        if part is None:
+            continue
+        found.append(part)
+        if part.kind is PartKind.TOOL_RESULT:
+            beside = _beside(item)
+        elif beside == "any" or (beside == "media" and part.kind is PartKind.MEDIA):
+            part.of_result = True
+        else:
+            beside = None
     return found
+
+
+def _beside(item: dict[str, Any]) -> str:
+    """Which parts Gemini CLI stores after this functionResponse as the tool's output.
+
+    ``convertToFunctionResponse`` puts a tool's media after its functionResponse in every
+    version (2025: ``[functionResponse("Binary content of type … was processed."),
+    inlineData]``; 2026: ``[functionResponse, ...fileData, ...inlineData]`` for models
+    without multimodal responses), and in 2025 versions every part of a listed result
+    (``read_many_files`` text) after a ``"Tool execution succeeded."`` response.  A text
+    after any other response is a prompt fused into the turn (TD104).
+    """
+    body = item["functionResponse"].get("response")
+    if isinstance(body, dict) and body.get("output") == LISTED_OUTPUT:
+        return "any"
+    return "media"
 
 
 def _part(item: Any, origin: Origin) -> Part | None:
