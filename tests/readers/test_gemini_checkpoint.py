@@ -543,3 +543,71 @@ def test_text_after_a_plain_response_or_after_its_media_is_still_a_prompt() -> N
         text("model", "ok"),
     ]
     assert lint(*listed_then_prompt) == [("TD104", 41, "/history/3")]
+
+
+# -- record order (rules.md TD3): merging same-role Contents hides nothing -------------------------
+
+
+def test_model_text_after_an_unanswered_call_is_td301_not_pending() -> None:
+    history = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", "r1")]},
+        text("model", "I could not read it."),
+    ]
+    assert lint(*history) == [("TD301", 14, "/history/1/parts/0")]
+    # only calls and thoughts after it: still pending
+    more_calls = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", "r1")]},
+        {"role": "model", "parts": [{"text": "plan", "thought": True}, fc("glob", "g1")]},
+    ]
+    assert lint(*more_calls) == [("TD306", 14, "/history/1/parts/0"), ("TD306", 31, "/history/2/parts/1")]
+
+
+def test_prompt_or_model_text_between_a_call_and_its_result_displaces_it() -> None:
+    prompt_between = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", "r1")]},
+        text("user", "wait"),
+        {"role": "user", "parts": [fr("read_file", "r1")]},
+        text("model", "ok"),
+    ]
+    assert lint(*prompt_between) == [("TD304", 35, "/history/3/parts/0")]
+    text_between = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", "r1")]},
+        text("model", "Reading it now."),
+        {"role": "user", "parts": [fr("read_file", "r1")]},
+        text("model", "ok"),
+    ]
+    assert lint(*text_between) == [("TD304", 35, "/history/3/parts/0")]
+    # parallel responses split over two user Contents are not displaced
+    parallel = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", "r1"), fc("read_file", "r2")]},
+        {"role": "user", "parts": [fr("read_file", "r2")]},
+        {"role": "user", "parts": [fr("read_file", "r1")]},
+        text("model", "ok"),
+    ]
+    assert lint(*parallel) == []
+
+
+def test_displaced_after_model_text_moves_into_a_content_of_its_own(tmp_path: Path) -> None:
+    from support import fix
+
+    history = [
+        text("user", "go"),
+        {"role": "model", "parts": [fc("read_file", "r1")]},
+        text("model", "Reading it now."),
+        {"role": "user", "parts": [fr("read_file", "r1"), {"text": "and then?"}]},
+        text("model", "ok"),
+    ]
+    path = tmp_path / "checkpoint-t.json"
+    path.write_text(json.dumps({"history": history, "authType": "gemini-api-key"}, indent=2, ensure_ascii=False))
+    outcome = fix(path)
+    assert [a.rule for a in outcome.applied] == ["TD304"]
+    expected = copy.deepcopy(history)
+    moved = expected[3]["parts"].pop(0)
+    expected.insert(2, {"role": "user", "parts": [moved]})
+    value = {"history": expected, "authType": "gemini-api-key"}
+    assert outcome.after == json.dumps(value, indent=2, ensure_ascii=False).encode()

@@ -554,3 +554,30 @@ def test_tool_output_stored_beside_a_legacy_result_is_not_a_prompt(tmp_path: Pat
     session["messages"] = [*session["messages"][:2], user("u2", "and b.md?"), gemini("g2", "done")]
     path.write_text(json.dumps(session, indent=2))
     assert findings(path) == [("TD104", 46, "/messages/2")]
+
+
+# -- record order (rules.md TD3): merging same-role messages hides nothing ----------------------
+
+
+def test_model_text_after_an_unanswered_call_is_td301_not_pending() -> None:
+    found = lint(
+        HEADER,
+        user("u1", "go"),
+        gemini("g1", "", toolCalls=[call("c1", result=False)]),
+        gemini("g2", "I could not read it."),
+    )
+    assert found == [("TD301", 3, "/toolCalls/0")]
+    pending = lint(HEADER, user("u1", "go"), gemini("g1", "", toolCalls=[call("c1", result=False)]))
+    assert pending == [("TD306", 3, "/toolCalls/0")]
+
+
+def test_prompt_between_a_call_and_its_recorded_response_displaces_it() -> None:
+    found = lint(
+        HEADER,
+        user("u1", "go"),
+        gemini("g1", "", toolCalls=[call("c1", result=False)]),
+        user("u2", "wait"),
+        answer("a1", "c1"),
+        gemini("g2", "ok"),
+    )
+    assert found == [("TD304", 5, "/content/0")]

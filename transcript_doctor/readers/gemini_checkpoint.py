@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from typing import Any
 
+import orjson
+
 from transcript_doctor.actions import (
     AddSignature,
     InsertResult,
@@ -20,6 +22,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
+from transcript_doctor.checks import pairing
 from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.editing import EditError, JsonText
 from transcript_doctor.jsonspan import join
@@ -114,6 +117,18 @@ class GeminiCheckpointReader(Reader):
         if isinstance(action, MoveResult):
             target = _reply_slot(transcript, action.call_message)
             moved = edit.raw(_pointer(action.part))
+            if target.role is Role.ASSISTANT:
+                # The model spoke right after the call: the result gets a user Content of
+                # its own between them, as the CLI would have recorded it.  The new Content
+                # is serialised whole, so the part must serialise back to its own bytes.
+                pointer = _pointer(action.part)
+                part = orjson.loads(moved)
+                parent = pointer.rsplit("/", 1)[0]
+                if edit.style(parent).dumps(part, edit.depth(pointer)) != moved:
+                    raise EditError("the result would not keep its bytes in a new Content")
+                _remove_part(edit, action.message, action.part)
+                edit.insert(_base(transcript), _index(target), {"role": "user", "parts": [part]})
+                return "move"
             gemini_content.removals(edit).receive(target)
             _remove_part(edit, action.message, action.part)
             edit.insert(_pointer(target) + "/parts", 0, raw=moved)
@@ -344,12 +359,25 @@ def _insert_result(transcript: Transcript, edit: JsonText, message: Message, cal
 
 
 def _reply_slot(transcript: Transcript, call_message: Message) -> Message:
-    """The first user Content after the call's turn (adjacent model Contents are one turn)."""
+    """Where a moved result goes: the first user Content after the call's turn (adjacent
+    model Contents of calls are one turn), or the model Content that spoke first after
+    the call, before which the result gets a Content of its own (record order, rules.md TD3)."""
     conversation, index = transcript.locate(call_message)
-    found = next((m for m in conversation.messages[index + 1 :] if m.role is Role.USER), None)
-    if found is None:
-        raise EditError("no user Content follows the call")
-    return found
+    for message in conversation.messages[index + 1 :]:
+        if message.role is Role.USER or pairing.speaks(message):
+            return message
+    raise EditError("no user Content follows the call")
+
+
+def _base(transcript: Transcript) -> str:
+    base = transcript.conversations[0].ref
+    assert isinstance(base, str)
+    return base
+
+
+def _index(message: Message) -> int:
+    assert isinstance(message.ref, int)
+    return message.ref
 
 
 READER = GeminiCheckpointReader()
