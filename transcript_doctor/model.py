@@ -136,7 +136,8 @@ class Message:
     """One message as the provider receives it (one assistant message is one turn).
 
     ``harness_written``: the vendor itself marks the message as written by the harness
-    rather than the model (Claude Code ``<synthetic>`` API-error lines).
+    rather than the model (Claude Code ``<synthetic>`` API-error lines), or, on the user
+    side, the harness wrote it rather than the user (Gemini CLI's continuation nudge).
     ``notice``: the kind of a display-only NOTICE message (``error``, ``interrupted``…).
     ``dup_key``: identity used to recognise a harness-duplicated user turn (TD403);
     ``None`` where the format cannot tell a duplicate from a prompt typed twice.

@@ -581,3 +581,10 @@ def test_prompt_between_a_call_and_its_recorded_response_displaces_it() -> None:
         gemini("g2", "ok"),
     )
     assert found == [("TD304", 5, "/content/0")]
+
+
+def test_the_cli_continuation_nudge_after_a_tool_response_is_not_a_prompt() -> None:
+    """client.ts sends `System: Please continue.` after an empty model response and records it."""
+    base = (HEADER, user("u1", "go"), gemini("g1", "", toolCalls=[call("c1")]))
+    assert lint(*base, user("u2", "System: Please continue."), gemini("g2", "done")) == []
+    assert lint(*base, user("u2", "Please continue."), gemini("g2", "done")) == [("TD104", 4, None)]

@@ -37,7 +37,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         for message in conversation.messages:
             if message.role is Role.NOTICE:
                 continue
-            if message.role is Role.USER and message.is_prompt:
+            # A harness-written nudge (Gemini CLI's `System: Please continue.`) is meant to
+            # be read as "go on": that is what fusing does to it.
+            if message.role is Role.USER and message.is_prompt and not message.harness_written:
                 if (
                     previous is not None
                     and previous.role is Role.USER
