@@ -171,7 +171,13 @@ ONE_SIDED = "run_shell_command-1751899028178-d7ab369acc9b6"
 def test_one_sided_ids_pair_by_name_in_the_next_turn() -> None:
     history = [
         text("user", "go"),
-        {"role": "model", "parts": [{"text": "running", "thoughtSignature": "c2ln"}, fc("run_shell_command", signature=None)]},
+        {
+            "role": "model",
+            "parts": [
+                {"text": "running", "thoughtSignature": "c2ln"},
+                fc("run_shell_command", signature=None),
+            ],
+        },
         {"role": "user", "parts": [fr("run_shell_command", ONE_SIDED)]},
         text("model", "done"),
         text("user", "thanks"),
@@ -187,7 +193,10 @@ def test_one_sided_ids_pair_by_name_in_the_next_turn() -> None:
 
 
 def test_one_sided_ids_still_find_real_damage(tmp_path: Path) -> None:
-    call = {"role": "model", "parts": [fc("run_shell_command", signature=None), fc("read_file", signature=None)]}
+    call = {
+        "role": "model",
+        "parts": [fc("run_shell_command", signature=None), fc("read_file", signature=None)],
+    }
     # read_file got no response, and a response of a name nobody called is an orphan
     history = [
         text("user", "go"),
@@ -207,7 +216,11 @@ def test_one_sided_ids_still_find_real_damage(tmp_path: Path) -> None:
             "tool call read_file has no result, but the conversation continues at line 50 at /3 "
             "(the format has no call ids: paired by adjacency and name)",
         ),
-        ("TD302", "/2/parts/1", "result for tool call web_fetch-1-a (web_fetch) answers no earlier tool call"),
+        (
+            "TD302",
+            "/2/parts/1",
+            "result for tool call web_fetch-1-a (web_fetch) answers no earlier tool call",
+        ),
     ]
     # a second response for the one-sided pair is a duplicate, and says how it was paired
     duplicate = [
@@ -426,7 +439,10 @@ def test_restore_checkpoint_is_read_from_client_history(tmp_path: Path) -> None:
         {"role": "user", "parts": [fr("read_file", "read_file-1774747491214-2d2ab991f4fc48")]},
         text("model", "read it"),
         text("user", "now write"),
-        {"role": "model", "parts": [{"text": "writing", "thoughtSignature": "c2ln"}, fc("write_file", signature=None)]},
+        {
+            "role": "model",
+            "parts": [{"text": "writing", "thoughtSignature": "c2ln"}, fc("write_file", signature=None)],
+        },
     ]
     path = restore_file(tmp_path, history)
     assert detected(path) == "gemini-checkpoint"
@@ -452,7 +468,10 @@ def test_restore_checkpoint_repair_keeps_every_other_byte(tmp_path: Path) -> Non
     # absent from the wild files): it must not hide `clientHistory`
     path = restore_file(tmp_path, history, history=[{"id": 1, "type": "user", "text": "go"}])
     before = json.loads(path.read_bytes())
-    assert findings(path) == [("TD301", 14, "/clientHistory/1/parts/0"), ("TD306", 51, "/clientHistory/5/parts/0")]
+    assert findings(path) == [
+        ("TD301", 14, "/clientHistory/1/parts/0"),
+        ("TD306", 51, "/clientHistory/5/parts/0"),
+    ]
     outcome = fix(path)
     expected = copy.deepcopy(before)
     expected["clientHistory"][2]["parts"].insert(
@@ -518,7 +537,12 @@ def test_read_file_image_beside_its_response_is_tool_output() -> None:
         {"role": "model", "parts": [fc("read_file", "r1"), fc("read_file", "r2", signature=None)]},
         {
             "role": "user",
-            "parts": [response_part("read_file", "r1", binary), IMAGE, response_part("read_file", "r2", binary), IMAGE],
+            "parts": [
+                response_part("read_file", "r1", binary),
+                IMAGE,
+                response_part("read_file", "r2", binary),
+                IMAGE,
+            ],
         },
         text("model", "two images"),
     ]
@@ -531,7 +555,10 @@ def test_text_after_a_plain_response_or_after_its_media_is_still_a_prompt() -> N
     plain = [
         text("user", "go"),
         {"role": "model", "parts": [fc("read_file", "r1")]},
-        {"role": "user", "parts": [response_part("read_file", "r1", {"output": "ok"}), IMAGE, {"text": "next"}]},
+        {
+            "role": "user",
+            "parts": [response_part("read_file", "r1", {"output": "ok"}), IMAGE, {"text": "next"}],
+        },
         text("model", "ok"),
     ]
     assert lint(*plain) == [("TD104", 24, "/history/2")]
@@ -603,7 +630,9 @@ def test_displaced_after_model_text_moves_into_a_content_of_its_own(tmp_path: Pa
         text("model", "ok"),
     ]
     path = tmp_path / "checkpoint-t.json"
-    path.write_text(json.dumps({"history": history, "authType": "gemini-api-key"}, indent=2, ensure_ascii=False))
+    path.write_text(
+        json.dumps({"history": history, "authType": "gemini-api-key"}, indent=2, ensure_ascii=False)
+    )
     outcome = fix(path)
     assert [a.rule for a in outcome.applied] == ["TD304"]
     expected = copy.deepcopy(history)
@@ -611,3 +640,40 @@ def test_displaced_after_model_text_moves_into_a_content_of_its_own(tmp_path: Pa
     expected.insert(2, {"role": "user", "parts": [moved]})
     value = {"history": expected, "authType": "gemini-api-key"}
     assert outcome.after == json.dumps(value, indent=2, ensure_ascii=False).encode()
+
+
+# -- real users' files (fixtures/wild/gemini-checkpoint/README.md) --------------------------------
+
+WILD = FIXTURES / "wild" / "gemini-checkpoint"
+
+
+@pytest.mark.parametrize(
+    "name", ["kq-checkpoint-InskapeNotes.json", "kq-checkpoint-UNED.json", "kq-checkpoint-inkscape-nvim.json"]
+)
+def test_wild_one_sided_checkpoints_pair_every_call(name: str) -> None:
+    """Mid-2025 `/chat save`: every id-less call pairs with its CLI-id'd response by name."""
+    assert [f for f in findings(WILD / name) if f[0] in ("TD301", "TD302", "TD303", "TD304")] == []
+    conversation = read(WILD / name)
+    calls = [p for m in conversation.messages for p in m.tool_calls]
+    assert calls and all(c.paired_by == "name" for c in calls)
+
+
+def test_wild_fix_touches_no_tool_output() -> None:
+    """The only repair on the wild checkpoints is the signature Gemini CLI itself adds."""
+    from support import fix
+
+    for path in sorted(WILD.glob("*.json")):
+        outcome = fix(path)
+        assert {a.rule for a in outcome.applied} <= {"TD401"}, path.name
+        before = json.loads(outcome.before)
+        after = json.loads(outcome.after)
+        for part in (p for c in _contents_of(after) for p in c["parts"]):
+            if part.get("thoughtSignature") == "skip_thought_signature_validator":
+                del part["thoughtSignature"]
+        assert after == before, path.name
+
+
+def _contents_of(value: Any) -> list[Any]:
+    found = value["clientHistory"] if isinstance(value, dict) else value
+    assert isinstance(found, list)
+    return found

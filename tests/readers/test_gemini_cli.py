@@ -540,7 +540,13 @@ def test_tool_output_stored_beside_a_legacy_result_is_not_a_prompt(tmp_path: Pat
     """2025 legacy sessions keep read_many_files' parts in toolCalls[].result (rules.md TD104)."""
     entry = call("m1", name="read_many_files")
     entry["result"] = [
-        {"functionResponse": {"id": "m1", "name": "read_many_files", "response": {"output": "Tool execution succeeded."}}},
+        {
+            "functionResponse": {
+                "id": "m1",
+                "name": "read_many_files",
+                "response": {"output": "Tool execution succeeded."},
+            }
+        },
         {"text": "--- a.md ---\n\nhello\n\n"},
     ]
     session = {

@@ -93,7 +93,9 @@ def analyse(conversation: Conversation) -> Pairing:
     if left:
         after = _continuations(messages, groups)
         left.sort(key=lambda c: c.index)
-        result.unanswered = [Unanswered(c, _spoken_in_turn(messages, groups, c) or after.get(c.group)) for c in left]
+        result.unanswered = [
+            Unanswered(c, _spoken_in_turn(messages, groups, c) or after.get(c.group)) for c in left
+        ]
     return result
 
 

@@ -460,7 +460,12 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
             nudge = "".join(p.text for p in entry.parts if p.kind is PartKind.TEXT).strip() == CONTINUE_NUDGE
             messages.append(
                 Message(
-                    Role.USER, entry.parts, entry.origin, harness_written=nudge, dup_key=entry.dup_key, ref=ref
+                    Role.USER,
+                    entry.parts,
+                    entry.origin,
+                    harness_written=nudge,
+                    dup_key=entry.dup_key,
+                    ref=ref,
                 )
             )
             continue

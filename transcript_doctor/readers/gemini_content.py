@@ -117,7 +117,9 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def pair_by_position(calls: list[Part], results: list[Part], tag: str, called: set[str] | None = None) -> None:
+def pair_by_position(
+    calls: list[Part], results: list[Part], tag: str, called: set[str] | None = None
+) -> None:
     """Pair the id-less calls of a turn with the responses of the next turn, by name.
 
     Older checkpoints and API responses carry no ids: the k-th response answers the k-th

@@ -412,9 +412,7 @@ def _pair_idless(messages: list[Message]) -> None:
                 break
             results.extend(reply.tool_results)
         origin = message.origin
-        gemini_content.pair_by_position(
-            calls, results, f"qwen@{origin.line}:{origin.pointer or ''}", called
-        )
+        gemini_content.pair_by_position(calls, results, f"qwen@{origin.line}:{origin.pointer or ''}", called)
 
 
 READER = QwenCodeReader()
