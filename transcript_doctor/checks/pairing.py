@@ -83,7 +83,10 @@ def analyse(conversation: Conversation) -> Pairing:
                 if queue:
                     call = queue.popleft()
                     answered.setdefault(key, part)
-                    if group != call.group + 1 or _spoken_between(messages, call.index, index):
+                    # Record order judges pairs the ids made; a pair guessed by position has
+                    # no order of its own to judge (the guess already follows the merged turns).
+                    judged = part.paired_by != "adjacency" and _spoken_between(messages, call.index, index)
+                    if group != call.group + 1 or judged:
                         result.displaced.append(Placed(message, part, call))
                 elif key in answered:
                     result.duplicates.append(Placed(message, part, first_call[key], answered[key]))

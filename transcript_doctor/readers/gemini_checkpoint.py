@@ -353,6 +353,11 @@ def _insert_result(transcript: Transcript, edit: JsonText, message: Message, cal
             (i for i, p in enumerate(parts) if not (isinstance(p, dict) and "functionResponse" in p)),
             len(parts),
         )
+        # The Content now holds the synthetic response: removing its other parts (TD302 in
+        # the same pass) must not remove it whole.
+        target = next((m for m in conversation.messages if m.ref == after), None)
+        if target is not None:
+            gemini_content.removals(edit).receive(target)
         edit.insert(f"{base}/{after}/parts", at, response)
     else:
         edit.insert(base, after, {"role": "user", "parts": [response]})
