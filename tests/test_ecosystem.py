@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from snapshots import Text
-from support import FIXTURES, cli
+from support import FIXTURES, SHIPPED, cli
 
 from transcript_doctor import checks, progress, reporters
 from transcript_doctor.engine import FileReport, Located
@@ -29,10 +29,10 @@ def test_machine_outputs(fmt: str, snapshot) -> None:
 
 
 def test_statistics(snapshot) -> None:
-    result = cli("lint", "--statistics", "fixtures")
+    result = cli("lint", "--statistics", *SHIPPED)
     assert result.returncode == 1
     assert result.stdout == snapshot(extension_class=Text)
-    data = json.loads(cli("lint", "--statistics", "-o", "json", "fixtures").stdout)
+    data = json.loads(cli("lint", "--statistics", "-o", "json", *SHIPPED).stdout)
     assert {"code", "name", "count", "fixable"} == set(data[0])
 
 
@@ -45,7 +45,7 @@ def test_sarif_is_valid_against_the_official_schema() -> None:
     raw = (files(schema_pkg) / "sarif-2.1.0.json").read_bytes()
     assert hashlib.sha256(raw).hexdigest() == SARIF_SHA256, "not the OASIS file we pinned"
     validator = Draft4Validator(json.loads(raw), format_checker=Draft4Validator.FORMAT_CHECKER)
-    for paths in (["fixtures"], ["fixtures/openai-chat/clean-parallel-tools.json"]):
+    for paths in (list(SHIPPED), ["fixtures/openai-chat/clean-parallel-tools.json"]):
         document = json.loads(cli("lint", "-o", "sarif", *paths).stdout)
         assert [e.message for e in validator.iter_errors(document)] == []
     results = json.loads(cli("lint", "-o", "sarif", str(DAMAGED)).stdout)["runs"][0]["results"]

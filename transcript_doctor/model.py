@@ -114,6 +114,8 @@ class Part:
     themselves, give both sides a shared synthetic id and set ``paired_by``.
     ``needs_signature`` is set where the vendor's API demands a signature on this part
     (Claude thinking blocks, the first Gemini functionCall of a replayed Content).
+    ``of_result``: a part the harness stores beside a tool result as part of that tool's
+    output (Gemini CLI's ``read_many_files`` text, ``read_file`` images): not a prompt.
     """
 
     kind: PartKind
@@ -125,6 +127,7 @@ class Part:
     needs_signature: bool = False
     paired_by: str = "id"
     is_error: bool = False
+    of_result: bool = False
     ref: object = None
 
 
@@ -133,7 +136,8 @@ class Message:
     """One message as the provider receives it (one assistant message is one turn).
 
     ``harness_written``: the vendor itself marks the message as written by the harness
-    rather than the model (Claude Code ``<synthetic>`` API-error lines).
+    rather than the model (Claude Code ``<synthetic>`` API-error lines), or, on the user
+    side, the harness wrote it rather than the user (Gemini CLI's continuation nudge).
     ``notice``: the kind of a display-only NOTICE message (``error``, ``interrupted``…).
     ``dup_key``: identity used to recognise a harness-duplicated user turn (TD403);
     ``None`` where the format cannot tell a duplicate from a prompt typed twice.
@@ -162,8 +166,10 @@ class Message:
 
     @property
     def is_prompt(self) -> bool:
-        """A user message that carries something besides tool results."""
-        return self.role is Role.USER and any(p.kind is not PartKind.TOOL_RESULT for p in self.parts)
+        """A user message that carries something besides tool results and their output."""
+        return self.role is Role.USER and any(
+            p.kind is not PartKind.TOOL_RESULT and not p.of_result for p in self.parts
+        )
 
 
 @dataclass(frozen=True, slots=True)

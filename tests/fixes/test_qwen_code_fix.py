@@ -357,3 +357,22 @@ def test_git_branch_is_copied_from_the_calling_record(tmp_path: Path) -> None:
         "message", "toolCallResult",
     ]  # fmt: skip
     assert inserted["gitBranch"] == "main"
+
+
+def test_result_recorded_after_a_model_text_moves_right_after_its_call(tmp_path: Path) -> None:
+    """Record order (rules.md TD3): the model text between call and result displaces it."""
+    call = {"functionCall": {"id": "call_1", "name": "read_file", "args": {}}}
+    result = {"functionResponse": {"id": "call_1", "name": "read_file", "response": {"output": "hi"}}}
+    records = [
+        rec("u1", None, "user", [{"text": "hi"}]),
+        rec("u2", "u1", "assistant", [call]),
+        rec("u3", "u2", "assistant", [{"text": "Reading it now."}]),
+        rec("u4", "u3", "tool_result", [result]),
+        rec("u5", "u4", "assistant", [{"text": "ok"}]),
+    ]
+    outcome = fix(write(tmp_path, *records))
+    assert [a.rule for a in outcome.applied] == ["TD304"]
+    moved = {**records[3], "parentUuid": "u2"}
+    text = {**records[2], "parentUuid": "u4"}
+    last = {**records[4], "parentUuid": "u3"}
+    assert outcome.after == jsonl(records[0], records[1], moved, text, last).encode()

@@ -112,10 +112,9 @@ DAMAGED_FOR_FIX = {
     "placeholder-reply-checkpointed.jsonl": [("TD201", 13, None)],
     "torn-final-line.jsonl": [("TD001", 10, None)],
     "trailing-whitespace-reply.jsonl": [("TD102", 10, "/content")],
-    "unanswered-call-checkpoint.jsonl": [
-        ("TD301", 15, "/$set/messages/2/content/1"),
-        ("TD401", 15, "/$set/messages/2/content/1"),
-    ],
+    # The call's missing signature is in an earlier turn (a prompt follows at line 16):
+    # the API validates only the current turn, so it is no TD401.
+    "unanswered-call-checkpoint.jsonl": [("TD301", 15, "/$set/messages/2/content/1")],
     "unanswered-call-lines.jsonl": [("TD301", 7, "/toolCalls/0")],
 }
 
@@ -208,10 +207,9 @@ def test_clean_files_have_no_findings(name: str) -> None:
 
 
 def test_resume_rebuild_duplicates_the_response_and_drops_the_signature() -> None:
-    assert findings(DUP) == [
-        ("TD303", 15, "/$set/messages/4/content/0"),
-        ("TD401", 15, "/$set/messages/2/content/1"),
-    ]
+    """The dropped signature is on a call of an earlier turn (the prompt at line 16 starts
+    the current one): Gemini validates only the current turn, so it is no TD401."""
+    assert findings(DUP) == [("TD303", 15, "/$set/messages/4/content/0")]
 
 
 def test_double_storage_of_a_result_is_one_result() -> None:
@@ -536,3 +534,63 @@ def test_records_only_stdlib_can_parse_do_not_crash() -> None:
         + '{"id":"g1","timestamp":"t","type":"gemini","content":"ok","n":NaN}\n'
     )
     assert [rule for rule, _, _ in text_findings("s.jsonl", text)] == ["TD001", "TD001", "TD001"]
+
+
+def test_tool_output_stored_beside_a_legacy_result_is_not_a_prompt(tmp_path: Path) -> None:
+    """2025 legacy sessions keep read_many_files' parts in toolCalls[].result (rules.md TD104)."""
+    entry = call("m1", name="read_many_files")
+    entry["result"] = [
+        {
+            "functionResponse": {
+                "id": "m1",
+                "name": "read_many_files",
+                "response": {"output": "Tool execution succeeded."},
+            }
+        },
+        {"text": "--- a.md ---\n\nhello\n\n"},
+    ]
+    session = {
+        **HEADER,
+        "lastUpdated": "2026-08-01T10:00:04.000Z",
+        "messages": [user("u1", "read a.md"), gemini("g1", "", toolCalls=[entry]), gemini("g2", "done")],
+    }
+    path = tmp_path / "session-2025-09-26T05-50-57d7898f.json"
+    path.write_text(json.dumps(session, indent=2))
+    assert findings(path) == []
+    session["messages"] = [*session["messages"][:2], user("u2", "and b.md?"), gemini("g2", "done")]
+    path.write_text(json.dumps(session, indent=2))
+    assert findings(path) == [("TD104", 46, "/messages/2")]
+
+
+# -- record order (rules.md TD3): merging same-role messages hides nothing ----------------------
+
+
+def test_model_text_after_an_unanswered_call_is_td301_not_pending() -> None:
+    found = lint(
+        HEADER,
+        user("u1", "go"),
+        gemini("g1", "", toolCalls=[call("c1", result=False)]),
+        gemini("g2", "I could not read it."),
+    )
+    assert found == [("TD301", 3, "/toolCalls/0")]
+    pending = lint(HEADER, user("u1", "go"), gemini("g1", "", toolCalls=[call("c1", result=False)]))
+    assert pending == [("TD306", 3, "/toolCalls/0")]
+
+
+def test_prompt_between_a_call_and_its_recorded_response_displaces_it() -> None:
+    found = lint(
+        HEADER,
+        user("u1", "go"),
+        gemini("g1", "", toolCalls=[call("c1", result=False)]),
+        user("u2", "wait"),
+        answer("a1", "c1"),
+        gemini("g2", "ok"),
+    )
+    assert found == [("TD304", 5, "/content/0")]
+
+
+def test_the_cli_continuation_nudge_after_a_tool_response_is_not_a_prompt() -> None:
+    """client.ts sends `System: Please continue.` after an empty model response and records it."""
+    base = (HEADER, user("u1", "go"), gemini("g1", "", toolCalls=[call("c1")]))
+    assert lint(*base, user("u2", "System: Please continue."), gemini("g2", "done")) == []
+    assert lint(*base, user("u2", "Please continue."), gemini("g2", "done")) == [("TD104", 4, None)]

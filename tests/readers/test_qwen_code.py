@@ -424,3 +424,34 @@ def test_long_chain_is_read_iteratively() -> None:
     conversation = read(text)
     assert len(conversation.messages) == count
     assert isinstance(conversation.ref, ChainRef) and len(conversation.ref.uuids) == count
+
+
+# -- record order (rules.md TD3): merging same-role messages hides nothing ----------------------
+
+
+def test_model_text_after_an_unanswered_call_is_td301_not_pending() -> None:
+    text = chain(
+        ("user", [{"text": "hi"}]),
+        ("assistant", [CALL]),
+        ("assistant", [{"text": "I could not read it."}]),
+    )
+    assert text_findings("s.jsonl", text) == [("TD301", 2, "/message/parts/0")]
+
+
+def test_prompt_or_model_text_between_a_call_and_its_result_displaces_it() -> None:
+    prompt = chain(
+        ("user", [{"text": "hi"}]),
+        ("assistant", [CALL]),
+        ("user", [{"text": "wait"}]),
+        ("tool_result", [RESULT]),
+        ("assistant", [{"text": "ok"}]),
+    )
+    assert text_findings("s.jsonl", prompt) == [("TD304", 4, "/message/parts/0")]
+    model_text = chain(
+        ("user", [{"text": "hi"}]),
+        ("assistant", [CALL]),
+        ("assistant", [{"text": "Reading it now."}]),
+        ("tool_result", [RESULT]),
+        ("assistant", [{"text": "ok"}]),
+    )
+    assert text_findings("s.jsonl", model_text) == [("TD304", 4, "/message/parts/0")]

@@ -25,8 +25,8 @@ SAFETY = unsafe("moves a real tool result; if the pairing is wrong it lands afte
 def check(ctx: Context) -> Iterator[Finding]:
     for conversation in ctx.conversations:
         for moved in ctx.shared(pairing.analyse, conversation).displaced:
-            call, how = pairing.label(moved.part)
             assert moved.call is not None
+            call, how = pairing.label_result(moved.part, moved.call.part)
             yield Finding(
                 RULE,
                 moved.part.origin,

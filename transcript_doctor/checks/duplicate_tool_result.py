@@ -25,8 +25,8 @@ DIFFERENT = unsafe("the removed result differs from the one kept: it may be real
 def check(ctx: Context) -> Iterator[Finding]:
     for conversation in ctx.conversations:
         for extra in ctx.shared(pairing.analyse, conversation).duplicates:
-            call, how = pairing.label(extra.part)
             assert extra.call is not None
+            call, how = pairing.label_result(extra.part, extra.call.part)
             yield Finding(
                 RULE,
                 extra.part.origin,

@@ -2,9 +2,14 @@
 
 Pairing is by id, never by position: parallel calls answer in any order.  Formats
 without ids are paired by their reader, which gives both sides a shared synthetic id and
-says so in ``Part.paired_by``.  A result must sit in the reply slot of its call: the first
+says so in ``Part.paired_by`` (``"name"`` where only the response had an id).  A result must sit in the reply slot of its call: the first
 message after the turn holding the call (after merging consecutive same-role messages
 where the vendor does so before sending).
+
+"Went on" and "right after" are judged in record order, before merging (rules.md, TD3):
+a model text recorded after a call's message is the model speaking after the call (the
+call is TD301, not pending), and a prompt or model text recorded between a call and its
+result displaces the result (TD304), even where merging would put them in one turn.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 
 _TOOL_PARTS = (PartKind.TOOL_CALL, PartKind.TOOL_RESULT)
+_SILENT = (PartKind.TOOL_CALL, PartKind.THINKING)
 
 
 @dataclass(slots=True, eq=False)
@@ -77,7 +83,10 @@ def analyse(conversation: Conversation) -> Pairing:
                 if queue:
                     call = queue.popleft()
                     answered.setdefault(key, part)
-                    if group != call.group + 1:
+                    # Record order judges pairs the ids made; a pair guessed by position has
+                    # no order of its own to judge (the guess already follows the merged turns).
+                    judged = part.paired_by != "adjacency" and _spoken_between(messages, call.index, index)
+                    if group != call.group + 1 or judged:
                         result.displaced.append(Placed(message, part, call))
                 elif key in answered:
                     result.duplicates.append(Placed(message, part, first_call[key], answered[key]))
@@ -87,8 +96,34 @@ def analyse(conversation: Conversation) -> Pairing:
     if left:
         after = _continuations(messages, groups)
         left.sort(key=lambda c: c.index)
-        result.unanswered = [Unanswered(c, after.get(c.group)) for c in left]
+        result.unanswered = [
+            Unanswered(c, _spoken_in_turn(messages, groups, c) or after.get(c.group)) for c in left
+        ]
     return result
+
+
+def speaks(message: Message) -> bool:
+    """A message that is a prompt or a model turn saying something besides calls and thoughts."""
+    if message.role is Role.USER:
+        return message.is_prompt
+    return message.role is Role.ASSISTANT and any(
+        p.kind not in _SILENT and not (p.kind is PartKind.TEXT and not p.text.strip()) for p in message.parts
+    )
+
+
+def _spoken_between(messages: list[Message], call: int, result: int) -> bool:
+    """Whether a prompt or model text was recorded between a call and its result."""
+    return any(speaks(m) for m in messages[call + 1 : result])
+
+
+def _spoken_in_turn(messages: list[Message], groups: list[int], call: Call) -> Message | None:
+    """A model text recorded after the call inside the call's own (merged) turn."""
+    for message, group in zip(messages[call.index + 1 :], groups[call.index + 1 :], strict=True):
+        if group != call.group:
+            return None
+        if speaks(message):
+            return message
+    return None
 
 
 def label(part: Part) -> tuple[str, str]:
@@ -96,10 +131,23 @@ def label(part: Part) -> tuple[str, str]:
     if part.paired_by == "id":
         name = f" ({part.name})" if part.name else ""
         return f"tool call {part.call_id or '(no id)'}{name}", ""
+    if part.paired_by == "name":
+        name = f" ({part.name})" if part.name else ""
+        return (
+            f"tool call {part.call_id}{name}",
+            " (the call has no id: paired with the response of the same name in the next turn, "
+            "which carries this id)",
+        )
     return (
         f"tool call {part.name or '(unnamed)'}",
         " (the format has no call ids: paired by adjacency and name)",
     )
+
+
+def label_result(result: Part, call: Part) -> tuple[str, str]:
+    """How findings name a paired result: a one-sided pair is named by its call, which
+    says that it was paired by name."""
+    return label(call if call.paired_by == "name" else result)
 
 
 def _groups(messages: list[Message], coalesce: bool) -> list[int]:

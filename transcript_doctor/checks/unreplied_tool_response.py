@@ -16,12 +16,15 @@ RULE = Rule(
 
 
 def _fused_within(message: Message) -> bool:
-    """Results followed by prompt parts in one stored user Content (already coalesced)."""
+    """Results followed by prompt parts in one stored user Content (already coalesced).
+
+    Tool output the harness stores beside a result (``Part.of_result``) is no prompt.
+    """
     seen_result = False
     for part in message.parts:
         if part.kind is PartKind.TOOL_RESULT:
             seen_result = True
-        elif seen_result:
+        elif seen_result and not part.of_result:
             return True
     return False
 
@@ -34,7 +37,9 @@ def check(ctx: Context) -> Iterator[Finding]:
         for message in conversation.messages:
             if message.role is Role.NOTICE:
                 continue
-            if message.role is Role.USER and message.is_prompt:
+            # A harness-written nudge (Gemini CLI's `System: Please continue.`) is meant to
+            # be read as "go on": that is what fusing does to it.
+            if message.role is Role.USER and message.is_prompt and not message.harness_written:
                 if (
                     previous is not None
                     and previous.role is Role.USER

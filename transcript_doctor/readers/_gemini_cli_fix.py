@@ -38,6 +38,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
+from transcript_doctor.checks import pairing
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Message, Part, Role
@@ -280,10 +281,17 @@ def _move_result(transcript: Transcript, edit: Edit, action: MoveResult) -> None
 
 
 def _reply_slot(transcript: Transcript, call_message: Message) -> Message:
-    """The first user message after the call's turn (same-role turns are coalesced)."""
+    """The first user message after the call's turn (same-role turns are coalesced).
+
+    A model text recorded first after the call (record order, rules.md TD3) would need a
+    user message of its own between them, which the CLI's records cannot express
+    without inventing a message id and timestamp: that repair is refused.
+    """
     messages = transcript.conversations[0].messages
     index = next(i for i, m in enumerate(messages) if m is call_message)
-    found = next((m for m in messages[index + 1 :] if m.role is Role.USER), None)
+    found = next((m for m in messages[index + 1 :] if m.role is Role.USER or pairing.speaks(m)), None)
     if found is None:
         raise EditError("no user message follows the call")
+    if found.role is not Role.USER:
+        raise EditError("the model spoke after the call: the result would need a message of its own")
     return found

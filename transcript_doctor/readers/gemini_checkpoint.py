@@ -1,15 +1,18 @@
-"""Reader ``gemini-checkpoint``: Gemini Content[] histories and Gemini CLI /chat save checkpoints.
+"""Reader ``gemini-checkpoint``: Gemini Content[] histories, Gemini CLI /chat save and /restore checkpoints.
 
-Spec: shared/spec/formats/gemini-checkpoint.md.  ``/chat resume`` sets the client history
-to the stored array as it is, so the file order is the replayed order: one ``model``
-Content is one turn.  The stored parts are API parts, so a missing ``thoughtSignature``
-on a turn's first ``functionCall`` is a real absence (TD401).
+Spec: shared/spec/formats/gemini-checkpoint.md.  ``/chat resume`` (and ``/restore``, from
+``clientHistory``) sets the client history to the stored array as it is, so the file
+order is the replayed order: one ``model`` Content is one turn.  The stored parts are API
+parts, so a missing ``thoughtSignature`` on the first ``functionCall`` of a turn Gemini
+validates is a real absence (TD401).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
 from typing import Any
+
+import orjson
 
 from transcript_doctor.actions import (
     AddSignature,
@@ -19,6 +22,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
+from transcript_doctor.checks import pairing
 from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.editing import EditError, JsonText
 from transcript_doctor.jsonspan import join
@@ -46,8 +50,24 @@ def _contents(items: list[Any]) -> bool:
     return True
 
 
+def _restore(value: Any) -> bool:
+    """A ``/restore`` tool checkpoint: ``{clientHistory, toolCall, commitHash, messageId}``.
+
+    Written before a file-modifying tool runs (spec §1); ``clientHistory`` is the
+    ``Content[]`` that ``/restore`` loads back, ``toolCall`` the call about to run.
+    """
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("clientHistory"), list)
+        and isinstance(value.get("toolCall"), dict)
+    )
+
+
 def _history(value: Any) -> tuple[list[Any], str] | None:
-    """The Content list and its pointer: ``history`` of a checkpoint, or the bare array."""
+    """The Content list and its pointer: ``clientHistory`` of a ``/restore`` checkpoint,
+    ``history`` of a ``/chat save`` checkpoint, or the bare array."""
+    if _restore(value):
+        return value["clientHistory"], "/clientHistory"
     if isinstance(value, dict) and isinstance(value.get("history"), list):
         return value["history"], "/history"
     if isinstance(value, list):
@@ -57,7 +77,7 @@ def _history(value: Any) -> tuple[list[Any], str] | None:
 
 class GeminiCheckpointReader(Reader):
     name = "gemini-checkpoint"
-    summary = "Gemini Content[] histories and Gemini CLI /chat save checkpoints"
+    summary = "Gemini Content[] histories and Gemini CLI /chat save and /restore checkpoints"
     # The CLI coalesces adjacent same-role Contents before sending; a tool-response turn
     # followed by a prompt is fused into one user turn on replay (TD104).
     dialect = Dialect(coalesce_roles=True, fuses_tool_response=True)
@@ -97,6 +117,18 @@ class GeminiCheckpointReader(Reader):
         if isinstance(action, MoveResult):
             target = _reply_slot(transcript, action.call_message)
             moved = edit.raw(_pointer(action.part))
+            if target.role is Role.ASSISTANT:
+                # The model spoke right after the call: the result gets a user Content of
+                # its own between them, as the CLI would have recorded it.  The new Content
+                # is serialised whole, so the part must serialise back to its own bytes.
+                pointer = _pointer(action.part)
+                part = orjson.loads(moved)
+                parent = pointer.rsplit("/", 1)[0]
+                if edit.style(parent).dumps(part, edit.depth(pointer)) != moved:
+                    raise EditError("the result would not keep its bytes in a new Content")
+                _remove_part(edit, action.message, action.part)
+                edit.insert(_base(transcript), _index(target), {"role": "user", "parts": [part]})
+                return "move"
             gemini_content.removals(edit).receive(target)
             _remove_part(edit, action.message, action.part)
             edit.insert(_pointer(target) + "/parts", 0, raw=moved)
@@ -113,6 +145,10 @@ class GeminiCheckpointReader(Reader):
         items, pointer = found
         if not _contents(items):
             return None
+        if pointer == "/clientHistory":
+            if not items:
+                return None
+            return self.claim("Gemini CLI /restore tool checkpoint", DEFINITIVE)
         if pointer:
             # `{history, authType}` is what `/chat save` writes; `history` alone is less sure.
             score = DEFINITIVE if isinstance(value.get("authType"), str) else SPECIFIC
@@ -145,6 +181,7 @@ class GeminiCheckpointReader(Reader):
             if _role(item) is not None:
                 messages.append(_message(item, index, base))
         _pair_id_less(messages)
+        gemini_content.sign_active_loop(messages)
         return Conversation(messages, self.dialect, ref=base)
 
 
@@ -245,11 +282,12 @@ def _message(item: dict[str, Any], index: int, base: str) -> Message:
 
 
 def _pair_id_less(messages: list[Message]) -> None:
-    """Pair id-less calls with the id-less responses of the next user run, by position and name.
+    """Pair id-less calls with the responses of the next user run, by position and name.
 
     Adjacent same-role Contents are one turn once the CLI coalesces them, so a run of
     model Contents is answered by the run of user Contents that follows it.
     """
+    called = {p.call_id for m in messages for p in m.tool_calls if p.call_id is not None}
     runs: list[tuple[Role, list[Message]]] = []
     for message in messages:
         if runs and runs[-1][0] is message.role:
@@ -265,7 +303,7 @@ def _pair_id_less(messages: list[Message]) -> None:
         following = runs[number + 1][1] if number + 1 < len(runs) else []
         results = [p for m in following for p in m.tool_results]
         tag = f"position@{run[0].origin.pointer}"
-        gemini_content.pair_by_position(calls, results, tag)
+        gemini_content.pair_by_position(calls, results, tag, called)
     # Results that no call could claim are still id-less; say how they were judged.
     for message in messages:
         for part in message.tool_results:
@@ -315,18 +353,36 @@ def _insert_result(transcript: Transcript, edit: JsonText, message: Message, cal
             (i for i, p in enumerate(parts) if not (isinstance(p, dict) and "functionResponse" in p)),
             len(parts),
         )
+        # The Content now holds the synthetic response: removing its other parts (TD302 in
+        # the same pass) must not remove it whole.
+        target = next((m for m in conversation.messages if m.ref == after), None)
+        if target is not None:
+            gemini_content.removals(edit).receive(target)
         edit.insert(f"{base}/{after}/parts", at, response)
     else:
         edit.insert(base, after, {"role": "user", "parts": [response]})
 
 
 def _reply_slot(transcript: Transcript, call_message: Message) -> Message:
-    """The first user Content after the call's turn (adjacent model Contents are one turn)."""
+    """Where a moved result goes: the first user Content after the call's turn (adjacent
+    model Contents of calls are one turn), or the model Content that spoke first after
+    the call, before which the result gets a Content of its own (record order, rules.md TD3)."""
     conversation, index = transcript.locate(call_message)
-    found = next((m for m in conversation.messages[index + 1 :] if m.role is Role.USER), None)
-    if found is None:
-        raise EditError("no user Content follows the call")
-    return found
+    for message in conversation.messages[index + 1 :]:
+        if message.role is Role.USER or pairing.speaks(message):
+            return message
+    raise EditError("no user Content follows the call")
+
+
+def _base(transcript: Transcript) -> str:
+    base = transcript.conversations[0].ref
+    assert isinstance(base, str)
+    return base
+
+
+def _index(message: Message) -> int:
+    assert isinstance(message.ref, int)
+    return message.ref
 
 
 READER = GeminiCheckpointReader()

@@ -35,6 +35,10 @@ NOTICE_TYPES = frozenset({"info", "error", "warning"})
 MESSAGE_TYPES = frozenset({"user", "gemini"}) | NOTICE_TYPES
 # isIgnoredUserContent (sessionUtils.ts): slash commands, `?` help and injected context.
 IGNORED_PREFIXES = ("/", "?", "<session_context>", "<hook_context>")
+# client.ts `sendMessageStream`: after an empty or malformed model response the CLI sends
+# this as a user turn (`continueOnFailedApiCall`) and records it: the harness asking the
+# model to go on, not a prompt (TD104 must not read it as one).
+CONTINUE_NUDGE = "System: Please continue."
 # core/logger.ts: `logs.json`, and its backups `logs.json.<reason>.<ms>.bak`.
 PROMPT_LOG_NAME = re.compile(r"logs\.json(\.[A-Za-z_]+\.\d+\.bak)?$")
 PROMPT_LOG_KEYS: dict[str, type | tuple[type, ...]] = {
@@ -453,7 +457,17 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
     for index, entry in enumerate(live):
         ref = _ref(entry, tuple(carrying.get(entry.message_id, ())))
         if entry.kind == "user":
-            messages.append(Message(Role.USER, entry.parts, entry.origin, dup_key=entry.dup_key, ref=ref))
+            nudge = "".join(p.text for p in entry.parts if p.kind is PartKind.TEXT).strip() == CONTINUE_NUDGE
+            messages.append(
+                Message(
+                    Role.USER,
+                    entry.parts,
+                    entry.origin,
+                    harness_written=nudge,
+                    dup_key=entry.dup_key,
+                    ref=ref,
+                )
+            )
             continue
         messages.append(Message(Role.ASSISTANT, entry.parts, entry.origin, ref=ref))
         if not entry.results:
@@ -463,6 +477,7 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
         if parts:
             origin = replace(entry.origin, pointer=entry.base + "/toolCalls")
             messages.append(Message(Role.USER, parts, origin, ref=replace(ref, results=True)))
+    gemini_content.sign_active_loop(messages)
     return messages
 
 

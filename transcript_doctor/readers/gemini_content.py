@@ -16,11 +16,16 @@ from weakref import WeakKeyDictionary
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.editing import EditError
-from transcript_doctor.model import Message, Origin, Part, PartKind
+from transcript_doctor.model import Message, Origin, Part, PartKind, Role
 
 # Gemini CLI's SYNTHETIC_THOUGHT_SIGNATURE (geminiChat.ts), also what fix writes for TD401.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 MEDIA_KEYS = ("inlineData", "fileData")
+
+# The response output Gemini CLI writes when a tool returned a list of parts and stores
+# them after the functionResponse (convertToFunctionResponse, coreToolScheduler.ts, 2025
+# versions: `[functionResponse("Tool execution succeeded."), ...toParts(llmContent)]`).
+LISTED_OUTPUT = "Tool execution succeeded."
 
 # Where a part sits: called with the part's index in the list.
 At = Callable[[int], Origin]
@@ -39,11 +44,35 @@ def parts(items: Any, at: At) -> list[Part]:
     if not isinstance(items, list):
         return []
     found: list[Part] = []
+    beside: str | None = None  # what may follow the last functionResponse as its output
     for index, item in enumerate(items):
         part = _part(item, at(index))
-        if part is not None:
-            found.append(part)
+        if part is None:
+            continue
+        found.append(part)
+        if part.kind is PartKind.TOOL_RESULT:
+            beside = _beside(item)
+        elif beside == "any" or (beside == "media" and part.kind is PartKind.MEDIA):
+            part.of_result = True
+        else:
+            beside = None
     return found
+
+
+def _beside(item: dict[str, Any]) -> str:
+    """Which parts Gemini CLI stores after this functionResponse as the tool's output.
+
+    ``convertToFunctionResponse`` puts a tool's media after its functionResponse in every
+    version (2025: ``[functionResponse("Binary content of type … was processed."),
+    inlineData]``; 2026: ``[functionResponse, ...fileData, ...inlineData]`` for models
+    without multimodal responses), and in 2025 versions every part of a listed result
+    (``read_many_files`` text) after a ``"Tool execution succeeded."`` response.  A text
+    after any other response is a prompt fused into the turn (TD104).
+    """
+    body = item["functionResponse"].get("response")
+    if isinstance(body, dict) and body.get("output") == LISTED_OUTPUT:
+        return "any"
+    return "media"
 
 
 def _part(item: Any, origin: Origin) -> Part | None:
@@ -88,22 +117,62 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def pair_by_position(calls: list[Part], results: list[Part], tag: str) -> None:
-    """Give id-less calls and the id-less responses of the next turn shared ids.
+def pair_by_position(
+    calls: list[Part], results: list[Part], tag: str, called: set[str] | None = None
+) -> None:
+    """Pair the id-less calls of a turn with the responses of the next turn, by name.
 
     Older checkpoints and API responses carry no ids: the k-th response answers the k-th
-    call with the same name (Gemini requires equal counts per call turn).
+    call with the same name (Gemini requires equal counts per call turn).  Mid-2025
+    Gemini CLI checkpoints are one-sided: the model's ``functionCall`` has no id while
+    the CLI gave its ``functionResponse`` one (``read_file-1758990089388-f5135e087103a``),
+    and the API takes that as a healthy pair.  Such a response pairs with the first open
+    call of its name unless its id names a call (``called``: every call id of the
+    conversation); the call adopts the response's id and both say they were paired by
+    name (``paired_by = "name"``), so a finding that relies on it can say so.
     """
     open_calls = [c for c in calls if c.call_id is None]
     for number, call in enumerate(open_calls):
         call.call_id = f"{tag}#{number}"
         call.paired_by = "adjacency"
-    for result in (r for r in results if r.call_id is None):
-        result.paired_by = "adjacency"
+    known = called or set()
+    for result in results:
+        if result.call_id is not None and result.call_id in known:
+            continue
         match = next((c for c in open_calls if c.name == result.name), None)
-        if match is not None:
+        if result.call_id is None:
+            result.paired_by = "adjacency"
+            if match is not None:
+                open_calls.remove(match)
+                result.call_id = match.call_id
+        elif match is not None:
             open_calls.remove(match)
-            result.call_id = match.call_id
+            match.call_id = result.call_id
+            match.paired_by = result.paired_by = "name"
+
+
+def sign_active_loop(messages: list[Message]) -> None:
+    """Keep ``needs_signature`` only on calls of the current turn, the part Gemini validates.
+
+    The Gemini API checks signatures only in the current turn, which starts at the last
+    user Content holding text ("Only the current turn is required; we do not validate
+    previous turns", ai.google.dev thought-signatures); Gemini CLI's
+    ``ensureActiveLoopHasThoughtSignatures`` draws the same line.  A call before it
+    replays fine without a signature.  Without any user text the whole history is the
+    current turn.
+    """
+    start = next(
+        (
+            index
+            for index in range(len(messages) - 1, -1, -1)
+            if messages[index].role is Role.USER
+            and any(p.kind is PartKind.TEXT and p.text for p in messages[index].parts)
+        ),
+        0,
+    )
+    for message in messages[:start]:
+        for part in message.parts:
+            part.needs_signature = False
 
 
 # -- repairs (``fix``) -------------------------------------------------------------

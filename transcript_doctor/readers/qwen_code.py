@@ -399,6 +399,7 @@ def _compressed(source: Source, entry: _Entry) -> list[Message]:
 
 def _pair_idless(messages: list[Message]) -> None:
     """Calls without an id answer by position in the next user turn (older records)."""
+    called = {p.call_id for m in messages for p in m.tool_calls if p.call_id is not None}
     for index, message in enumerate(messages):
         if message.role is not Role.ASSISTANT:
             continue
@@ -411,7 +412,7 @@ def _pair_idless(messages: list[Message]) -> None:
                 break
             results.extend(reply.tool_results)
         origin = message.origin
-        gemini_content.pair_by_position(calls, results, f"qwen@{origin.line}:{origin.pointer or ''}")
+        gemini_content.pair_by_position(calls, results, f"qwen@{origin.line}:{origin.pointer or ''}", called)
 
 
 READER = QwenCodeReader()
