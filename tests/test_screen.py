@@ -247,7 +247,7 @@ HISTORIES: list[tuple[list[dict[str, object]], tuple[str, ...]]] = [
         ("TD301", "TD302"),
     ),
     ([PROMPT, _content("model", _fc("read", "r1"))], ("TD306",)),
-    ([PROMPT, _content("model", {"text": "It says hello. "})], ("TD102",)),
+    ([PROMPT, _content("model", {"text": "It says hello. "})], ()),
     ([PROMPT, _content("model", {"text": "It says "}, {"text": ""})], ()),
     ([PROMPT, _content("model", {"text": " "}), PROMPT, ANSWER], ("TD103",)),
     (

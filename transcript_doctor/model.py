@@ -189,6 +189,11 @@ class Dialect:
     # Claude Code drops a thinking-only assistant message on resume and the API rejects a
     # final thinking block: such a turn counts as empty (TD103).
     thinking_only_is_empty: bool = False
+    # The final assistant text may reach a provider as prefill (Anthropic rejects it when
+    # it ends in whitespace: TD102).  Gemini API histories go only to Gemini, which
+    # rejects any history ending with a model turn, so Gemini CLI always appends the next
+    # prompt first: their final text is never prefill and its whitespace harms nothing.
+    final_text_is_prefill: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,6 @@ ERROR = {"error": SYNTHETIC_RESULT_TEXT}
 SKIP = "skip_thought_signature_validator"
 
 REPAIRED = {
-    "trailing-whitespace.json": ["TD102"],
     "empty-model-turn.json": ["TD103"],
     "interrupted-placeholder.json": ["TD202"],
     "unanswered-call-bare.json": ["TD301"],
@@ -55,10 +54,6 @@ def response(call: dict[str, Any]) -> dict[str, Any]:
     return {"functionResponse": {**body, "name": call["name"], "response": ERROR}}
 
 
-def _strip(h: list[Any]) -> None:
-    h[-1]["parts"][0]["text"] = h[-1]["parts"][0]["text"].rstrip()
-
-
 def _sign(h: list[Any]) -> None:
     h[1]["parts"][0]["thoughtSignature"] = SKIP
 
@@ -76,7 +71,6 @@ def _move_to_head(h: list[Any]) -> None:
 
 
 EXPECTED: dict[str, Callable[[list[Any]], None]] = {
-    "trailing-whitespace.json": _strip,
     "empty-model-turn.json": lambda h: h.pop(3),
     "interrupted-placeholder.json": lambda h: h.pop(3),
     "unanswered-call-bare.json": _answer_in_new_content,

@@ -23,6 +23,8 @@ SAFETY = safe("removes only trailing whitespace; every other character of the te
 
 def check(ctx: Context) -> Iterator[Finding]:
     for conversation in ctx.conversations:
+        if not conversation.dialect.final_text_is_prefill:
+            continue
         final = last_turn(conversation)
         if final is None or final.role is not Role.ASSISTANT or not final.parts:
             continue

@@ -80,7 +80,7 @@ class GeminiCheckpointReader(Reader):
     summary = "Gemini Content[] histories and Gemini CLI /chat save and /restore checkpoints"
     # The CLI coalesces adjacent same-role Contents before sending; a tool-response turn
     # followed by a prompt is fused into one user turn on replay (TD104).
-    dialect = Dialect(coalesce_roles=True, fuses_tool_response=True)
+    dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
     fixes = frozenset(
         {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, AddSignature}
     )

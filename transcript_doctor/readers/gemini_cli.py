@@ -529,7 +529,7 @@ class GeminiCliReader(Reader):
     summary = "Gemini CLI chat recordings (JSONL stream and legacy session .json)"
     # The CLI merges consecutive same-role Contents before sending, and a tool-response
     # turn followed by a prompt is fused into one user turn on replay (TD104).
-    dialect = Dialect(coalesce_roles=True, fuses_tool_response=True)
+    dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
     fixes = frozenset(
         {
             RemoveMessage,
