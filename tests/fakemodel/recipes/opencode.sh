@@ -129,30 +129,31 @@ killed_phase() {
     snapshot "$n"
 }
 
-# abort_phase N SCENARIO PROMPT: the abort a user triggers with Escape in the TUI, sent through
-# the HTTP API of `opencode serve` (POST /session/<id>/abort) DELAY s after the first request.
-abort_phase() {
-    local n=$1 scenario=$2 prompt=$3 sp=$((PORT + 2)) api sid
-    api=http://127.0.0.1:$sp
+# tui_abort_phase N SCENARIO PROMPT: the interactive TUI under tmux; type PROMPT, and 5 s after
+# the first chat request press Escape twice (the TUI's "esc interrupt"), then quit.  Screens
+# are captured before, during and after.
+tui_abort_phase() {
+    local n=$1 scenario=$2 prompt=$3 tm="tmux -L oc-$NAME"
     serve_both "$n" "$scenario"
-    "$OPENCODE" serve --port "$sp" --print-logs --log-level INFO \
-        >"$DEST/phase$n.stdout" 2>"$DEST/phase$n.stderr" </dev/null &
-    local pid=$!
-    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.2; done
-    sid=$(curl -s --max-time 150 -X POST "$api/session" -H 'content-type: application/json' -d '{}' |
-        "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["id"])')
-    curl -s --max-time 150 -X POST "$api/session/$sid/prompt_async" -H 'content-type: application/json' \
-        -d "{\"parts\": [{\"type\": \"text\", \"text\": \"$prompt\"}]}" >"$DEST/phase$n.api"
+    $tm new-session -d -s oc -x 160 -y 45 \
+        "$OPENCODE --print-logs --log-level INFO 2>$DEST/phase$n.stderr"
+    sleep 25
+    $tm capture-pane -p -t oc >"$DEST/screen-0.txt"
+    $tm send-keys -t oc "$prompt"
+    sleep 1
+    $tm send-keys -t oc Enter
     wait_requests "$DEST/raw-requests-$n.jsonl" 1 90
+    sleep 5
+    $tm capture-pane -p -t oc >"$DEST/screen-1.txt"
+    $tm send-keys -t oc Escape
+    sleep 0.5
+    $tm send-keys -t oc Escape
+    sleep 5
+    $tm capture-pane -p -t oc >"$DEST/screen-2.txt"
+    $tm send-keys -t oc C-c
     sleep 3
-    echo >>"$DEST/phase$n.api"
-    curl -s --max-time 150 -X POST "$api/session/$sid/abort" >>"$DEST/phase$n.api"
-    sleep 3
-    kill -TERM "$pid"
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
-    wait "$pid" 2>/dev/null
-    echo "exit $? (POST /session/$sid/abort 3s after request 1, then SIGTERM)" >"$DEST/phase$n.exit"
+    $tm kill-server 2>/dev/null
+    sleep 2
     unserve_both
     snapshot "$n"
 }
@@ -244,14 +245,14 @@ record() {
         killed_phase 1 opencode-kill-tool.json 1 3 TERM Run the slow command
         resume_phase 2 opencode-resume-ok.json Are you still there
         collect ;;
-    abort-tool)  # the API abort (TUI Escape): processor cleanup on a running tool
-        setup abort-tool
-        abort_phase 1 opencode-kill-tool.json "Run the slow command"
+    tui-abort-tool)  # Escape in the TUI while the tool runs
+        setup tui-abort-tool
+        tui_abort_phase 1 opencode-kill-tool.json "Run the slow command"
         resume_phase 2 opencode-resume-ok.json Are you still there
         collect ;;
-    abort-stream)  # the API abort while the reply streams
-        setup abort-stream
-        abort_phase 1 opencode-kill-stream.json "Tell me something long"
+    tui-abort-stream)  # Escape in the TUI while the reply streams
+        setup tui-abort-stream
+        tui_abort_phase 1 opencode-kill-stream.json "Tell me something long"
         resume_phase 2 opencode-resume-ok.json Are you still there
         collect ;;
     kill-stream)
@@ -280,7 +281,7 @@ record() {
 
 if [ $# -eq 0 ]; then
     set -- clean tools continue thinking parallel kill-tool kill-tool-step2 int-tool term-tool \
-        abort-tool abort-stream kill-stream http500 drop drop-tool
+        tui-abort-tool tui-abort-stream kill-stream http500 drop drop-tool
 fi
 for s in "$@"; do
     record "$s"
