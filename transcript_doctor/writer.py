@@ -306,19 +306,7 @@ def write_copy(
             if (existing.st_dev, existing.st_ino) in taken:
                 what = taken[(existing.st_dev, existing.st_ino)]
                 raise WriteRefused(f"{where} is {what}; not overwritten")
-        temp, temp_fd = _create(folder_fd, name, "tmp", 0o644)  # the umask applies, as for any new file
-        try:
-            try:
-                _write_all(temp_fd, data)
-                os.fsync(temp_fd)
-                info = os.fstat(temp_fd)
-            finally:
-                os.close(temp_fd)
-            os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=folder_fd)
-            raise
+        info = _replace_new(folder_fd, name, data)
         taken[(info.st_dev, info.st_ino)] = label
         _sync(folder_fd)
     finally:
@@ -332,21 +320,30 @@ def write_new(path: str, data: bytes) -> None:
     os.makedirs(folder or ".", exist_ok=True)
     folder_fd = os.open(folder or ".", os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     try:
-        temp, temp_fd = _create(folder_fd, name, "tmp", 0o644)  # the umask applies
-        try:
-            try:
-                _write_all(temp_fd, data)
-                os.fsync(temp_fd)
-            finally:
-                os.close(temp_fd)
-            os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=folder_fd)
-            raise
+        _replace_new(folder_fd, name, data)
         _sync(folder_fd)
     finally:
         os.close(folder_fd)
+
+
+def _replace_new(folder_fd: int, name: str, data: bytes) -> os.stat_result:
+    """Write ``data`` to a temp file beside ``name`` (the umask applies, as for any new
+    file), fsync it and rename it over ``name``: a crash leaves the old file or the new
+    one, never half of it, and no temp file."""
+    temp, temp_fd = _create(folder_fd, name, "tmp", 0o644)
+    try:
+        try:
+            _write_all(temp_fd, data)
+            os.fsync(temp_fd)
+            info = os.fstat(temp_fd)
+        finally:
+            os.close(temp_fd)
+        os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=folder_fd)
+        raise
+    return info
 
 
 def _create(folder_fd: int, name: str, kind: str, mode: int) -> tuple[str, int]:
