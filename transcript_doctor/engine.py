@@ -84,6 +84,7 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
     reader, skipped = _choose(source, options)
     if reader is None:
         return _unclaimed(source, options, skipped), None
+    source.loader = reader.loader  # before any record is read past detection
     with _no_gc():
         screen = Screen(options.catalog) if options.screen else None
         transcript = Transcript(reader, source, reader.read_screened(source, screen))

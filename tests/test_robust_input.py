@@ -1,0 +1,202 @@
+"""Issue #16, the input side: what a vendor can read is not damage, junk lines do not hide
+a layout, torn lines cost linear time (correctness here; the time in benchmarks/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from support import FIXTURES, _catalog, fix, lint_bytes
+
+from transcript_doctor import engine, fixer
+from transcript_doctor.checks import Selection
+from transcript_doctor.source import NODE, PYTHON, STRICT, _cut_short, _glued_record_start, sniff
+
+REPRO = Path(__file__).parent / "data" / "repro"
+CLAUDE = FIXTURES / "claude-code" / "codemie-incremental-simple-turn-1.jsonl"
+
+
+def found(name: str, data: bytes, reader: str | None = None) -> list[tuple[str, int, str]]:
+    report = lint_bytes(name, data, reader)
+    assert report.error is None, report.error
+    return [(f.finding.rule.code, f.origin.line, f.finding.message) for f in report.findings]
+
+
+# -- D6: a record Node reads with U+FFFD is there -------------------------------------
+
+
+def test_a_record_with_an_invalid_byte_is_reported_not_relinked_around() -> None:
+    data = (REPRO / "latin1-user-prompt-qwen.jsonl").read_bytes()
+    assert [(code, line) for code, line, _ in found("q.jsonl", data)] == [
+        ("TD201", 3),
+        ("TD201", 4),
+        ("TD001", 5),
+    ]
+    assert found("q.jsonl", data)[-1][2] == (
+        "invalid UTF-8 at byte 320 of the record (the vendor reads U+FFFD in its place)"
+    )
+    outcome = fix(REPRO / "latin1-user-prompt-qwen.jsonl")
+    lines = outcome.after.split(b"\n")
+    prompt = next(line for line in lines if b"caf\xe9 Say hi again" in line)  # the byte is kept
+    # The two placeholders go; the prompt is relinked to what preceded them, not dropped.
+    assert orjson.loads(prompt.replace(b"\xe9", b"e"))["parentUuid"] == "e222ea20-673f-4c0b-8f73-09420617ef3f"
+    assert [(f.finding.rule.code, f.origin.line) for f, _ in outcome.remaining] == [("TD001", 3)]
+
+
+def test_each_loader_decides_what_is_unparseable() -> None:
+    line = b'{"a":"\xff"}'
+    node, strict = sniff("x.jsonl", line + b"\n{}\n"), sniff("x.jsonl", line + b"\n{}\n")
+    node.loader = NODE
+    assert node.record(node.lines[0]) == {"a": "\ufffd"}  # Node: the record is read...
+    assert [e.message for e in node.errors] == [  # ...and its damaged bytes reported
+        "invalid UTF-8 at byte 6 of the record (the vendor reads U+FFFD in its place)"
+    ]
+    assert strict.record(strict.lines[0]) is None
+    assert [e.message for e in strict.errors] == ["invalid UTF-8 at byte 6 of the record"]
+
+
+# -- D20: what the vendor's parser accepts is not unparseable ------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "message", "readers"),
+    [
+        (b'{"a":"\\ud800"}', "a lone surrogate escape (\\ud800), which is not valid Unicode", {"python"}),
+        (b'{"a":"\\udc00"}', "a lone surrogate escape (\\udc00), which is not valid Unicode", {"python"}),
+        (b'{"\\uDBFF":1}', "a lone surrogate escape (\\udbff), which is not valid Unicode", {"python"}),
+        (b'{"a":1e400}', "a number beyond the range of a double", {"python"}),
+        (b'{"a":[-1.5E999]}', "a number beyond the range of a double", {"python"}),
+        (b'{"a":NaN}', "NaN or Infinity, which JSON does not allow", {"python"}),
+        (b'{"a":-Infinity}', "NaN or Infinity, which JSON does not allow", {"python"}),
+        (
+            b'{"a":"\\udc00","b":1e400}',
+            "a number beyond the range of a double; a lone surrogate escape (\\udc00), which is not valid Unicode",
+            {"python"},
+        ),
+    ],
+)
+def test_records_only_stdlib_reads_name_their_cause(raw: bytes, message: str, readers: set[str]) -> None:
+    node_reads = b"NaN" not in raw and b"Infinity" not in raw
+    for loader, reads in ((STRICT, False), (NODE, node_reads), (PYTHON, True)):
+        source = sniff("x.jsonl", raw + b"\n")
+        source.loader = loader
+        assert source.record(source.lines[0]) is not None  # the value is analysed in any case
+        assert [e.message for e in source.errors] == ([] if reads else [message]), loader.name
+
+
+def test_a_lone_surrogate_in_a_node_vendors_file_is_no_finding() -> None:
+    lines = CLAUDE.read_bytes().splitlines(keepends=True)
+    data = b"".join(
+        [
+            *lines[:3],
+            b'{"type":"summary","summary":"\\udc00 and 1e400","n":1e400,"leafUuid":"x"}\n',
+            *lines[3:],
+        ]
+    )
+    assert found("s.jsonl", data) == found("s.jsonl", CLAUDE.read_bytes())
+    # openai-chat lists go to an API whose parser is strict: the same record is TD001 there.
+    chat = b'{"role":"user","content":"hi \\udc00"}\n{"role":"assistant","content":"ok"}\n'
+    assert [(c, n) for c, n, _ in found("c.jsonl", chat, "openai-chat")] == [("TD001", 1)]
+
+
+def test_a_document_with_a_bom_and_a_surrogate_is_still_read() -> None:
+    source = sniff("x.json", b'\xef\xbb\xbf[{"role":"user","content":"\\ud800"}]')
+    assert source.value == [{"role": "user", "content": "\ud800"}]
+    assert [e.message for e in source.errors][-1] == (
+        "a lone surrogate escape (\\ud800), which is not valid Unicode"
+    )
+
+
+# -- D9: a junk line is a TD001, not an unknown layout -------------------------------
+
+
+def test_a_null_line_does_not_make_the_session_an_unknown_layout() -> None:
+    data = (REPRO / "junk-line.jsonl").read_bytes()
+    report = lint_bytes("s.jsonl", data)
+    assert report.reader == "claude-code"
+    assert [(f.finding.rule.code, f.origin.line) for f in report.findings] == [("TD001", 5), ("TD301", 6)]
+    assert report.findings[0].finding.message == "a JSON null where a record object belongs"
+    assert not report.findings[0].fixable
+
+
+@pytest.mark.parametrize(
+    ("junk", "what"),
+    [(b"null", "null"), (b"[]", "array"), (b"42", "number"), (b'"x"', "string"), (b"true", "boolean")],
+)
+def test_non_object_lines_are_td001_in_every_jsonl_layout(junk: bytes, what: str) -> None:
+    lines = CLAUDE.read_bytes().splitlines(keepends=True)
+    data = b"".join([lines[0], junk + b"\n", *lines[1:]])
+    assert found("s.jsonl", data)[0] == ("TD001", 2, f"a JSON {what} where a record object belongs")
+    assert lint_bytes("s.jsonl", data).reader == "claude-code"
+    options = engine.Options(Selection.build(["ALL"]), _catalog())
+    assert fixer.fix_bytes("s.jsonl", data, options).after == data  # nothing to guess
+
+
+# -- D13: the glued record is found in one pass ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "start"),
+    [
+        (b'{"type":"pr-link","prNu{"parentUuid":null,"uuid":"u1"}', 23),
+        (b'{"a":"b\\\\{"c":{"d":"}"}}', 9),  # an escaped backslash before the glue
+        (b'{"a":"x\\"{\\"y"{"c":1}', 14),  # an escaped quote: the stub's string goes on
+        (b'{"a":[{"b":1},{"c":2', 0),  # torn: no closing brace at all
+        (b'{"a":{"b":1}', 0),  # torn after an inner object: ends in a whole one, is not two
+        (b'{"a":1}{"b":[1,{"c":"}{\\""}]}', 7),
+        (b'{"a":1}{}', 0),  # an empty object is no record
+        (b'[1]{"a":1}', 0),
+        (b'{"a":"\\\\\\\\"}{"b":"\\\\\\""}', 12),
+        (b'{"a":1}  {"b":2}  ', 9),
+        (b'{"a":1}{"b":2}}', 0),  # unbalanced
+        (b'{"a":1}x{"b":{"c":2}', 13),  # as before: a line wrong mid-way ending in an object
+    ],
+)
+def test_glued_record_start(raw: bytes, start: int) -> None:
+    assert _glued_record_start(raw) == start
+    assert start == _quadratic_glued_record_start(raw) or _cut_short(raw)
+
+
+def _quadratic_glued_record_start(raw: bytes) -> int:
+    """The former search, for comparison: every ``{"`` tried by parsing what follows."""
+    if not raw.startswith(b"{"):
+        return 0
+    pos = raw.find(b'{"', 1)
+    while pos > 0:
+        try:
+            if isinstance(orjson.loads(raw[pos:]), dict):
+                return pos
+        except orjson.JSONDecodeError:
+            pass
+        pos = raw.find(b'{"', pos + 1)
+    return 0
+
+
+def test_glued_search_agrees_with_parsing_every_candidate() -> None:
+    import random
+
+    rng = random.Random(16)
+    lines = [
+        line
+        for path in sorted(FIXTURES.rglob("*.jsonl"))[:12]
+        for line in path.read_bytes().split(b"\n")
+        if line
+    ]
+    for _ in range(400):
+        first, second = rng.choice(lines), rng.choice(lines)
+        raw = (
+            first[: rng.randrange(1, len(first))]
+            + second[: rng.choice([len(second), rng.randrange(1, len(second) + 1)])]
+        )
+        new, old = _glued_record_start(raw), _quadratic_glued_record_start(raw)
+        assert new == old or (new == 0 and _cut_short(raw)), raw[:200]
+
+
+def test_a_torn_record_ending_in_an_inner_object_is_dropped_whole() -> None:
+    data = CLAUDE.read_bytes() + b'{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}'
+    source = sniff("s.jsonl", data)
+    for line in source.lines:
+        source.record(line)
+    (error,) = source.errors
+    assert (error.repair, error.keep_from) == ("drop", 0)
