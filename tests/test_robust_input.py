@@ -3,11 +3,13 @@ a layout, torn lines cost linear time (correctness here; the time in benchmarks/
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import orjson
 import pytest
-from support import FIXTURES, _catalog, fix, lint_bytes
+from support import FIXTURES, _catalog, cli, fix, lint_bytes
 
 from transcript_doctor import engine, fixer
 from transcript_doctor.checks import Selection
@@ -60,23 +62,22 @@ def test_each_loader_decides_what_is_unparseable() -> None:
 
 
 @pytest.mark.parametrize(
-    ("raw", "message", "readers"),
+    ("raw", "message"),
     [
-        (b'{"a":"\\ud800"}', "a lone surrogate escape (\\ud800), which is not valid Unicode", {"python"}),
-        (b'{"a":"\\udc00"}', "a lone surrogate escape (\\udc00), which is not valid Unicode", {"python"}),
-        (b'{"\\uDBFF":1}', "a lone surrogate escape (\\udbff), which is not valid Unicode", {"python"}),
-        (b'{"a":1e400}', "a number beyond the range of a double", {"python"}),
-        (b'{"a":[-1.5E999]}', "a number beyond the range of a double", {"python"}),
-        (b'{"a":NaN}', "NaN or Infinity, which JSON does not allow", {"python"}),
-        (b'{"a":-Infinity}', "NaN or Infinity, which JSON does not allow", {"python"}),
+        (b'{"a":"\\ud800"}', "a lone surrogate escape (\\ud800), which is not valid Unicode"),
+        (b'{"a":"\\udc00"}', "a lone surrogate escape (\\udc00), which is not valid Unicode"),
+        (b'{"\\uDBFF":1}', "a lone surrogate escape (\\udbff), which is not valid Unicode"),
+        (b'{"a":1e400}', "a number beyond the range of a double"),
+        (b'{"a":[-1.5E999]}', "a number beyond the range of a double"),
+        (b'{"a":NaN}', "NaN or Infinity, which JSON does not allow"),
+        (b'{"a":-Infinity}', "NaN or Infinity, which JSON does not allow"),
         (
             b'{"a":"\\udc00","b":1e400}',
             "a number beyond the range of a double; a lone surrogate escape (\\udc00), which is not valid Unicode",
-            {"python"},
         ),
     ],
 )
-def test_records_only_stdlib_reads_name_their_cause(raw: bytes, message: str, readers: set[str]) -> None:
+def test_records_only_stdlib_reads_name_their_cause(raw: bytes, message: str) -> None:
     node_reads = b"NaN" not in raw and b"Infinity" not in raw
     for loader, reads in ((STRICT, False), (NODE, node_reads), (PYTHON, True)):
         source = sniff("x.jsonl", raw + b"\n")
@@ -200,3 +201,177 @@ def test_a_torn_record_ending_in_an_inner_object_is_dropped_whole() -> None:
         source.record(line)
     (error,) = source.errors
     assert (error.repair, error.keep_from) == ("drop", 0)
+
+
+# -- D12: a lone surrogate in an id or a file name fails no output --------------------
+
+FORMATS = ["full", "concise", "json", "jsonl", "github", "sarif"]
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+@pytest.mark.parametrize("output", FORMATS)
+def test_every_format_writes_a_lone_surrogate_as_its_escape(output: str) -> None:
+    result = cli("lint", "-o", output, "surrogate-id.jsonl", cwd=REPRO)
+    assert (result.returncode, result.stderr) == (1, "")
+    assert "c\\ud8002bc748a-c58f-47c8-bc82-62bd95ea2a1f" in result.stdout.replace("\\\\", "\\")
+    if output in ("json", "sarif"):
+        orjson.loads(result.stdout)  # strict parsers read it
+
+
+def test_fix_writes_report_diff_and_summary_for_hostile_names(tmp_path: Path) -> None:
+    name = b"caf\xe9\x1b]52;c;eA==\x07\n::error::x.jsonl"
+    (tmp_path / os.fsdecode(name)).write_bytes((REPRO / "surrogate-id.jsonl").read_bytes())
+    result = cli("fix", "--out", "o", "--report", "r.json", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "caf\\udce9\\x1b]52;c;eA==\\x07\\n::error::x.jsonl: fixed 1 finding(s) (TD404)\n"
+        "Fixed 1 finding(s) in 1 file(s); 0 left.\n"
+    )
+    (entry,) = orjson.loads((tmp_path / "r.json").read_bytes())["files"]
+    assert entry["path"] == "caf\\udce9\x1b]52;c;eA==\x07\n::error::x.jsonl"
+    assert entry["fixes"][0]["message"].startswith("parent c\\ud8002bc748a-")
+    header = b'--- "a/caf\\351\\033]52;c;eA==\\a\\n::error::x.jsonl"\n'
+    assert (tmp_path / "r.diff").read_bytes().startswith(header)
+    diff = cli("fix", "--diff", ".", cwd=tmp_path)
+    assert diff.returncode == 1 and diff.stdout.encode().startswith(header)
+    assert (tmp_path / "o" / os.fsdecode(name)).exists()
+
+
+# -- D15/D16: no control character and no line break from a transcript reaches a terminal
+
+
+@pytest.mark.parametrize("output", ["full", "concise", "github"])
+@pytest.mark.parametrize("name", ["hostile.json", "osc-st.json"])
+def test_lint_output_holds_no_control_character_from_the_transcript(output: str, name: str) -> None:
+    result = cli("lint", "-o", output, name, cwd=REPRO)
+    assert result.returncode == 1
+    assert UNSAFE.search(result.stdout + result.stderr) is None
+    lines = result.stdout.splitlines()
+    if output == "github":
+        assert all(line.startswith("::error file=") for line in lines)
+    else:
+        assert not any(line.lstrip().startswith("::") for line in lines)
+
+
+def test_concise_shows_the_escapes_as_text() -> None:
+    result = cli("lint", "-o", "concise", "osc-st.json", cwd=REPRO)
+    assert result.stdout.splitlines()[0] == (
+        "osc-st.json:1: TD301 tool call t\\x1b]52;c;ZWNobyBwd25lZAo=\\x1b\\ "
+        "(\\x1b]8;;https://evil.example/\\x1b\\click\\x1b]8;;\\x1b\\) has no result, "
+        "but the conversation continues at line 1 at /2"
+    )
+
+
+@pytest.mark.parametrize("mode", [("--diff",), ("--out", "o")])
+def test_fix_summary_holds_no_control_character(tmp_path: Path, mode: tuple[str, ...]) -> None:
+    for name in ("hostile.json", "osc-st.json"):
+        (tmp_path / name).write_bytes((REPRO / name).read_bytes())
+    damaged = CLAUDE.read_bytes() + b'{"type":"summary","summary":"\\u001b[2J","leafUuid":"x"}\n{"a":'
+    (tmp_path / "s\x1b[31m.jsonl").write_bytes(damaged)
+    result = cli("fix", *mode, "hostile.json", "osc-st.json", "s\x1b[31m.jsonl", cwd=tmp_path)
+    summary = result.stderr if mode == ("--diff",) else result.stdout
+    assert "s\\x1b[31m.jsonl: " in summary and "Fixed 4 finding(s) in 3 file(s)" in summary
+    assert UNSAFE.search(summary) is None
+    assert not any(line.startswith("::") for line in summary.splitlines())
+
+
+def test_error_lines_escape_the_file_name(tmp_path: Path) -> None:
+    result = cli("lint", "missing\x1b]52;c;eA==\x07.jsonl", cwd=tmp_path)
+    assert result.returncode == 2
+    assert (
+        result.stderr
+        == "transcript-doctor: cannot read missing\\x1b]52;c;eA==\\x07.jsonl: No such file or directory\n"
+    )
+
+
+# -- D21: .gitignore as git reads it ---------------------------------------------------
+
+TREE = [
+    "docs/a.jsonl",
+    "docs/x/b.jsonl",
+    "docs/x/y/c.jsonl",
+    "docs/z/d.jsonl",
+    "top.jsonl",
+    "x/e.jsonl",
+    "a/docs/x/f.jsonl",
+    "foo/bar.jsonl",
+    "foox/q/bar.jsonl",
+    "b[1]/i.jsonl",
+    "!imp.jsonl",
+    "sp .jsonl",
+    "Docs/j.jsonl",
+    "a/b/c/k.jsonl",
+]
+IGNORES = [
+    ("docs/**\n!docs/x/\n", None),  # the case: the folder is back, its files are not
+    ("docs/*\n!docs/x/\n", None),
+    ("docs/**/\n", None),  # folders inside docs, not docs's own files
+    ("docs/**\n!docs/x/\n!docs/x/**\n", None),
+    ("!docs/x/\n!docs/x/**\ndocs/x/y\n", None),
+    ("docs/\n!docs/x/\n", None),  # nothing comes back from inside an ignored folder
+    ("*\n!*/\n!*.jsonl\ndocs/x/\n", None),
+    ("foo**/bar.jsonl\n**/x/\n!x\n", None),
+    ("[dD]ocs/\n\\!imp.jsonl\nsp\\ .jsonl\nb\\[1\\]/\n", None),
+    ("a/**/k.jsonl\n[z-a]*\ndocs/[[:alpha:]].jsonl\n", None),
+    ("docs/**\n", "!x/\n!*.jsonl\n"),
+    ("/docs\n", "!x/\n"),
+    ("x/\n", "*\n!*/\n!b.jsonl\n"),
+]
+
+
+def _repo(tmp_path: Path, top: str, inner: str | None) -> Path:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for name in TREE:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    (tmp_path / ".gitignore").write_text(top)
+    if inner is not None:
+        (tmp_path / "docs" / ".gitignore").write_text(inner)
+    return tmp_path
+
+
+def _git_lists(repo: Path) -> tuple[list[str], list[str]]:
+    import subprocess
+
+    def run(*args: str) -> list[str]:
+        out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+        return sorted(name for name in out.split("\n") if name.endswith(".jsonl"))
+
+    return run("ls-files", "--others", "--exclude-standard"), run(
+        "ls-files", "--others", "--ignored", "--exclude-standard"
+    )
+
+
+@pytest.mark.parametrize(("top", "inner"), IGNORES)
+def test_gitignore_matches_git(
+    tmp_path: Path, top: str, inner: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcript_doctor import walk
+
+    repo = _repo(tmp_path, top, inner)
+    kept, ignored = _git_lists(repo)
+    monkeypatch.chdir(repo)
+    walked = sorted(
+        t.path for t in walk.expand(["."]) if isinstance(t, walk.Target) and t.path.endswith(".jsonl")
+    )
+    assert walked == kept
+    # Named on the command line with --force-exclude (pre-commit): the same verdicts.
+    named = [t.path for t in walk.expand(TREE, force_exclude=True) if isinstance(t, walk.Target)]
+    assert sorted(set(TREE) - set(named)) == ignored
+
+
+def test_info_exclude_counts_and_a_gitignore_overrides_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcript_doctor import walk
+
+    repo = _repo(tmp_path, "!top.jsonl\n", None)
+    (repo / ".git" / "info" / "exclude").write_text("top.jsonl\nx/\n")
+    kept, _ = _git_lists(repo)
+    monkeypatch.chdir(repo)
+    walked = sorted(
+        t.path for t in walk.expand(["."]) if isinstance(t, walk.Target) and t.path.endswith(".jsonl")
+    )
+    assert walked == kept and "top.jsonl" in kept and "x/e.jsonl" not in kept
