@@ -465,24 +465,20 @@ def _glued_record_start(raw: bytes) -> int:
         return 0
     reverse = body[::-1]
     depth = 0
-    in_string = False
     start = -1
     for token in _TOKENS_BACKWARDS.finditer(reverse):
-        char = token.group()[0]
-        if char == 0x22:  # a quote, with the backslashes before it (after it, reversed)
-            if len(token.group()) % 2:  # even backslashes: a delimiter
-                in_string = not in_string
-        elif in_string:
+        char = reverse[token.start()]
+        if char == 0x22:  # a whole string, read backwards
             continue
-        elif char in b"}]":
+        if char in b"}]":
             depth += 1
-        else:
-            depth -= 1
-            if depth == 0:
-                start = len(body) - 1 - token.start()
-                break
-            if depth < 0:
-                return 0
+            continue
+        depth -= 1
+        if depth == 0:
+            start = len(body) - 1 - token.start()
+            break
+        if depth < 0:
+            return 0
     if start <= 0 or not body.startswith(b'{"', start):
         return 0
     try:
@@ -493,8 +489,13 @@ def _glued_record_start(raw: bytes) -> int:
     return 0 if _cut_short(raw) else start
 
 
-# Reversed text: a quote and the backslashes that preceded it, or a bracket.
-_TOKENS_BACKWARDS = re.compile(rb'"\\*|[{}\[\]]')
+# Reversed text: a whole JSON string, or a bracket.  Reversed, the backslashes that escape
+# a quote follow it: a quote followed by an even run (none included) delimits a string, an
+# odd run makes it part of one.  The lookahead-and-backreference pairs match runs
+# atomically (no backtracking into them; Python 3.10 has no possessive quantifiers).
+_TOKENS_BACKWARDS = re.compile(
+    rb'"(?=((?:\\\\)*))\1(?!\\)(?:(?=([^"]+))\2|"\\(?=((?:\\\\)*))\3(?!\\))*"|[{}\[\]]'
+)
 
 
 def _line_of(data: bytes, pos: int) -> int:
