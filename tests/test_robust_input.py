@@ -86,16 +86,24 @@ def test_records_only_stdlib_reads_name_their_cause(raw: bytes, message: str) ->
         assert [e.message for e in source.errors] == ([] if reads else [message]), loader.name
 
 
-def test_a_lone_surrogate_in_a_node_vendors_file_is_no_finding() -> None:
-    lines = CLAUDE.read_bytes().splitlines(keepends=True)
-    data = b"".join(
-        [
-            *lines[:3],
-            b'{"type":"summary","summary":"\\udc00 and 1e400","n":1e400,"leafUuid":"x"}\n',
-            *lines[3:],
-        ]
+def test_a_lone_surrogate_is_reported_only_where_a_parser_on_the_way_rejects_it() -> None:
+    gemini = FIXTURES / "gemini-cli" / "gen-resumed-dup-response__session-2026-11-29T21-45-2c95bea0.jsonl"
+    clean = gemini.read_bytes()
+    # Gemini CLI: JSON.parse reads both; no finding.
+    assert found(gemini.name, clean + b'{"$set":{"summary":"\\udc00","n":1e400}}\n') == found(
+        gemini.name, clean
     )
-    assert found("s.jsonl", data) == found("s.jsonl", CLAUDE.read_bytes())
+    # Claude Code: JSON.parse reads it too, but the Anthropic API refuses the resumed session.
+    extra = b'{"type":"summary","summary":"\\udc00 and","n":1e400,"leafUuid":"x"}\n'
+    lines = len(CLAUDE.read_bytes().splitlines())
+    assert found("s.jsonl", CLAUDE.read_bytes() + extra) == [
+        *found("s.jsonl", CLAUDE.read_bytes()),
+        (
+            "TD001",
+            lines + 1,
+            "a number beyond the range of a double; a lone surrogate escape (\\udc00), which is not valid Unicode",
+        ),
+    ]
     # openai-chat lists go to an API whose parser is strict: the same record is TD001 there.
     chat = b'{"role":"user","content":"hi \\udc00"}\n{"role":"assistant","content":"ok"}\n'
     assert [(c, n) for c, n, _ in found("c.jsonl", chat, "openai-chat")] == [("TD001", 1)]
@@ -256,7 +264,7 @@ def test_lint_output_holds_no_control_character_from_the_transcript(output: str,
 def test_concise_shows_the_escapes_as_text() -> None:
     result = cli("lint", "-o", "concise", "osc-st.json", cwd=REPRO)
     assert result.stdout.splitlines()[0] == (
-        "osc-st.json:1: TD301 tool call t\\x1b]52;c;ZWNobyBwd25lZAo=\\x1b\\ "
+        "osc-st.json:1: TD301 [*] error: tool call t\\x1b]52;c;ZWNobyBwd25lZAo=\\x1b\\ "
         "(\\x1b]8;;https://evil.example/\\x1b\\click\\x1b]8;;\\x1b\\) has no result, "
         "but the conversation continues at line 1 at /2"
     )
@@ -375,3 +383,9 @@ def test_info_exclude_counts_and_a_gitignore_overrides_it(
         t.path for t in walk.expand(["."]) if isinstance(t, walk.Target) and t.path.endswith(".jsonl")
     )
     assert walked == kept and "top.jsonl" in kept and "x/e.jsonl" not in kept
+
+
+def test_a_file_of_array_lines_is_no_transcript() -> None:
+    data = b'[{"role":"user","content":"hi"}]\n[{"role":"assistant","content":"ok"}]\n'
+    report = lint_bytes("a.jsonl", data)
+    assert (report.findings, report.skipped) == ([], "not a transcript: no line is a JSON object")

@@ -99,6 +99,10 @@ STRICT = Loader("orjson")
 # JSON.parse keeps lone surrogates in its UTF-16 strings and reads 1e400 as Infinity;
 # it rejects NaN/Infinity literals.
 NODE = Loader("JSON.parse", frozenset({SURROGATE, RANGE}), replaces_invalid_utf8=True)
+# Claude Code: JSON.parse reads a lone surrogate, but the session is then sent to the
+# Anthropic API, whose parser rejects it ("no low surrogate in string": the session cannot
+# be resumed, anthropics/claude-code#56064, #3277): still reported there.
+NODE_TO_ANTHROPIC = Loader("JSON.parse", frozenset({RANGE}), replaces_invalid_utf8=True)
 # Python: json.loads takes lone surrogates, NaN, Infinity and 1e400; the file is read with
 # read_text(encoding="utf-8"), which fails on invalid UTF-8 (openworker's store).
 PYTHON = Loader("json.loads", frozenset({SURROGATE, RANGE, NAN}))
