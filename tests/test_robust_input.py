@@ -69,6 +69,7 @@ def test_each_loader_decides_what_is_unparseable() -> None:
         (b'{"\\uDBFF":1}', "a lone surrogate escape (\\udbff), which is not valid Unicode"),
         (b'{"a":1e400}', "a number beyond the range of a double"),
         (b'{"a":[-1.5E999]}', "a number beyond the range of a double"),
+        (b'{"a":"no Infinity here","b":1e400}', "a number beyond the range of a double"),
         (b'{"a":NaN}', "NaN or Infinity, which JSON does not allow"),
         (b'{"a":-Infinity}', "NaN or Infinity, which JSON does not allow"),
         (
@@ -78,7 +79,7 @@ def test_each_loader_decides_what_is_unparseable() -> None:
     ],
 )
 def test_records_only_stdlib_reads_name_their_cause(raw: bytes, message: str) -> None:
-    node_reads = b"NaN" not in raw and b"Infinity" not in raw
+    node_reads = "NaN or Infinity" not in message
     for loader, reads in ((STRICT, False), (NODE, node_reads), (PYTHON, True)):
         source = sniff("x.jsonl", raw + b"\n")
         source.loader = loader

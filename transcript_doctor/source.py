@@ -160,6 +160,7 @@ def diagnose(raw: bytes, replace_utf8: bool = False) -> tuple[frozenset[str], st
 
 
 _INFINITY = re.compile(r"(?<![\w\".])-?Infinity(?![\w\"])")
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')  # JSON strings, to look between them
 
 
 def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
@@ -183,7 +184,7 @@ def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
             stack.extend(item)
     kinds: set[str] = set()
     causes: list[str] = []
-    if nan or (infinite and _INFINITY.search(text)):
+    if nan or (infinite and _INFINITY.search(_STRINGS.sub('""', text))):
         kinds.add(NAN)
         causes.append("NaN or Infinity, which JSON does not allow")
     elif infinite:
