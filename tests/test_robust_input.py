@@ -390,3 +390,20 @@ def test_a_file_of_array_lines_is_no_transcript() -> None:
     data = b'[{"role":"user","content":"hi"}]\n[{"role":"assistant","content":"ok"}]\n'
     report = lint_bytes("a.jsonl", data)
     assert (report.findings, report.skipped) == ([], "not a transcript: no line is a JSON object")
+
+
+def test_a_diff_keeps_a_record_with_a_raw_line_separator_on_one_line() -> None:
+    lines = CLAUDE.read_bytes().split(b"\n")
+    last = lines[-2].replace(b'"summary":"', '"summary":"a\u2028b\u0085c '.encode(), 1)
+    assert last != lines[-2]
+    data = b"\n".join([*lines[:-2], last, b""]) + b'{"type":"user","mess'
+    outcome = fixer.fix_bytes("s.jsonl", data, engine.Options(Selection.build(["ALL"]), _catalog()))
+    from transcript_doctor.fixreport import unified_diff
+
+    diff = unified_diff(outcome).split("\n")
+    assert all(line[:1] in (" ", "+", "-", "@", "\\") for line in diff if line), diff
+    assert f" {last.decode()}" in diff and diff[-3:] == [
+        '-{"type":"user","mess',
+        "\\ No newline at end of file",
+        "",
+    ]

@@ -66,14 +66,22 @@ def file_entry(outcome: Outcome) -> dict[str, Any]:
 
 
 def unified_diff(outcome: Outcome) -> str:
-    before = outcome.before.decode("utf-8", "backslashreplace").splitlines(keepends=True)
-    after = outcome.after.decode("utf-8", "backslashreplace").splitlines(keepends=True)
+    before = _lines(outcome.before.decode("utf-8", "backslashreplace"))
+    after = _lines(outcome.after.decode("utf-8", "backslashreplace"))
     lines = difflib.unified_diff(
         before, after, _diff_name("a/", outcome.path), _diff_name("b/", outcome.path)
     )
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as the file has them: split at LF only (str.splitlines also splits at the
+    U+2028, U+0085 and form feeds a JSON string may hold raw, breaking a record in two)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 _GIT_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r"}
