@@ -407,3 +407,14 @@ def test_a_diff_keeps_a_record_with_a_raw_line_separator_on_one_line() -> None:
         "\\ No newline at end of file",
         "",
     ]
+
+
+def test_an_invalid_byte_in_the_first_records_hides_no_layout() -> None:
+    data = (
+        (REPRO / "latin1-user-prompt-qwen.jsonl").read_bytes().replace(b'"cwd":"/tmp/', b'"cwd":"/t\xefmp/')
+    )
+    report = lint_bytes("q.jsonl", data)  # every line has an invalid byte
+    assert report.reader == "qwen-code"
+    assert [
+        (f.finding.rule.code, f.origin.line) for f in report.findings if f.finding.rule.code == "TD001"
+    ] == [("TD001", n) for n in range(1, 9)]

@@ -300,7 +300,9 @@ class Source:
             if len(found) >= count:
                 break
             parsed, value = self._parse(line)
-            if parsed and value.__class__ is dict:
+            if not parsed:
+                value = _read_as_node(self.line_bytes(line))  # an invalid byte hides no layout
+            if value.__class__ is dict:
                 found.append(value)
         self._head = (count, found)  # every reader detects on the same head: parse it once
         return found
@@ -403,6 +405,17 @@ class Source:
                 line = _line_of(self.data, getattr(exc, "pos", 0) or 0)
                 self._report(ParseError(line, 0, message, kinds=kinds))
         return self._value
+
+
+def _read_as_node(raw: bytes) -> Any:
+    """A line's value as Node reads it (U+FFFD for invalid UTF-8), or None: for detection
+    only, never cached (a strict vendor's reader must not get it)."""
+    if raw.isascii() or b"\x00" in raw:
+        return None  # no invalid UTF-8 in it: orjson's error was about something else
+    try:
+        return json.loads(raw.removeprefix(BOM).decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
 
 
 _JSON_TYPE = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
