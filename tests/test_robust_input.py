@@ -418,3 +418,25 @@ def test_an_invalid_byte_in_the_first_records_hides_no_layout() -> None:
     assert [
         (f.finding.rule.code, f.origin.line) for f in report.findings if f.finding.rule.code == "TD001"
     ] == [("TD001", n) for n in range(1, 9)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id":"g9","timestamp":"t","type":"gemini","content":"T\xa0e answer.   "}',  # fuzz seed 35325
+        b'{"id":"g9","timestamp":"t","type":"gemini","content":"The answer.   ","k\xe9y":1}',
+        b'{"id":"g9","timestamp":"t","type":"gemini","content":"The answer.   ","k\xe9\\u0079":1}',
+        b'{"id":"g9","timestamp":"t","type":"gemini","content":"The answer.   ","\\ud800":1}',
+    ],
+)
+def test_a_record_read_with_replacement_is_never_edited_blindly(line: bytes) -> None:
+    """Found by the fuzzer: a Gemini reply with an invalid byte and trailing whitespace made
+    the strip fix decode the string strictly (a crash)."""
+    path = FIXTURES / "gemini-cli" / "gen-resumed-dup-response__session-2026-11-29T21-45-2c95bea0.jsonl"
+    data = path.read_bytes() + line + b"\n"
+    options = engine.Options(Selection.build(["ALL"]), _catalog())
+    outcome = fixer.fix_bytes(path.name, data, options)
+    assert outcome.error is None
+    assert fixer.undo(outcome.after, outcome.steps) == data
+    if b"\xa0e" in line:  # the damaged string itself is left as it is
+        assert line in outcome.after
