@@ -230,7 +230,7 @@ def test_every_format_writes_a_lone_surrogate_as_its_escape(output: str) -> None
 def test_fix_writes_report_diff_and_summary_for_hostile_names(tmp_path: Path) -> None:
     name = b"caf\xe9\x1b]52;c;eA==\x07\n::error::x.jsonl"
     (tmp_path / os.fsdecode(name)).write_bytes((REPRO / "surrogate-id.jsonl").read_bytes())
-    result = cli("fix", "--out", "o", "--report", "r.json", ".", cwd=tmp_path)
+    result = cli("fix", "--unsafe-fixes", "--out", "o", "--report", "r.json", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
         "caf\\udce9\\x1b]52;c;eA==\\x07\\n::error::x.jsonl: fixed 1 finding(s) (TD404)\n"
@@ -241,7 +241,7 @@ def test_fix_writes_report_diff_and_summary_for_hostile_names(tmp_path: Path) ->
     assert entry["fixes"][0]["message"].startswith("parent c\\ud8002bc748a-")
     header = b'--- "a/caf\\351\\033]52;c;eA==\\a\\n::error::x.jsonl"\n'
     assert (tmp_path / "r.diff").read_bytes().startswith(header)
-    diff = cli("fix", "--diff", ".", cwd=tmp_path)
+    diff = cli("fix", "--unsafe-fixes", "--diff", ".", cwd=tmp_path)
     assert diff.returncode == 1 and diff.stdout.encode().startswith(header)
     assert (tmp_path / "o" / os.fsdecode(name)).exists()
 
