@@ -440,3 +440,35 @@ def test_a_record_read_with_replacement_is_never_edited_blindly(line: bytes) -> 
     assert fixer.undo(outcome.after, outcome.steps) == data
     if b"\xa0e" in line:  # the damaged string itself is left as it is
         assert line in outcome.after
+
+
+@pytest.mark.parametrize("columns", ["40", "60", "200"])
+def test_a_wrapped_line_never_starts_a_workflow_command(tmp_path: Path, columns: str) -> None:
+    """The Actions runner trims leading spaces before looking for ``::``: a message wrapped
+    at a space must not put one at the start of a line."""
+    name = "Bash ::error file=x,line=1::INJECTED ::warning::W"
+    conversation = [
+        {"role": "user", "content": "list files"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1 ::notice::N", "name": name, "input": {}}],
+        },
+        {"role": "user", "content": "next"},
+        {"role": "assistant", "content": "done"},
+    ]
+    (tmp_path / "c.json").write_bytes(orjson.dumps(conversation))
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": columns, "TERM": "dumb"}
+    import subprocess
+    import sys
+
+    for output in ("full", "concise"):
+        result = subprocess.run(
+            [sys.executable, "-m", "transcript_doctor", "lint", "--show-fixes", "-o", output, "c.json"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 1 and "INJECTED" in result.stdout
+        assert not any(line.lstrip().startswith("::") for line in result.stdout.splitlines()), result.stdout

@@ -41,8 +41,15 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` for a human-readable line: no control character, no line break."""
-    return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
+    """``text`` for a human-readable line: no control character, no line break, and no
+    ``::`` that could begin a line when the line is wrapped (the Actions runner reads a
+    line as a workflow command after trimming leading spaces)."""
+    if _UNSAFE.search(text):
+        text = _UNSAFE.sub(_escape, text)
+    return _COMMAND.sub(lambda _: "\\x3a:", text) if "::" in text else text
+
+
+_COMMAND = re.compile(r"(?<!\S)::")
 
 
 def printable_inline(text: str) -> str:
