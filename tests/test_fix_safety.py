@@ -391,14 +391,11 @@ def test_repaired_file_keeps_its_layout_and_a_second_fix_changes_nothing(path: P
 
 
 def test_a_repair_that_would_lose_the_layout_is_rolled_back_d8() -> None:
+    """The repair used to be rolled back: removing the duplicated line brought the junk
+    ``[...]`` line into the detection head and the copy became TD002.  Detection now skips
+    non-object lines (D9, a TD001 of their own), so the repair keeps the layout and stays."""
     path = REPRO / "moreerrors-9696" / "damaged-duplicated-line.jsonl"
     outcome = fixer.fix_bytes(path.name, path.read_bytes(), _options())
-    assert not outcome.changed
-    assert [(f.finding.rule.code, f.origin.line, why) for f, why in outcome.remaining] == [
-        (
-            "TD403",
-            16,
-            "rolled back: the repaired file would no longer be recognised as claude-code "
-            "(TD002 unknown-layout)",
-        )
-    ]
+    assert [(a.rule, a.line) for a in outcome.applied] == [("TD403", 16)]
+    assert [(f.finding.rule.code, f.origin.line) for f, _ in outcome.remaining] == [("TD001", 20)]
+    assert detected_bytes(path.name, outcome.after) == "claude-code"

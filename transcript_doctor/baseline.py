@@ -32,6 +32,7 @@ from typing import Any
 import orjson
 
 from transcript_doctor.engine import FileReport, Located
+from transcript_doctor.safetext import dumps, encodable
 from transcript_doctor.source import BOM, Container, NotJson, load_any, sniff
 
 VERSION = 1
@@ -123,7 +124,8 @@ class Baseline:
 
     def key(self, path: str, located: Located) -> Key:
         assert located.fingerprint is not None, "fingerprints are computed when a baseline is used"
-        return (_relative(path, self.root), located.finding.rule.code, located.fingerprint)
+        # A name that is not UTF-8 is stored as its escapes (JSON has no other form).
+        return (encodable(_relative(path, self.root)), located.finding.rule.code, located.fingerprint)
 
     def apply(self, reports: Iterable[FileReport]) -> Applied:
         """Drop the findings the baseline holds (each entry hides one finding)."""
@@ -180,7 +182,7 @@ def write(path: Path, reports: Iterable[FileReport]) -> int:
             rel, rule, fingerprint = baseline.key(report.path, located)
             rows.append(
                 {
-                    "path": rel,
+                    "path": encodable(rel),
                     "rule": rule,
                     "fingerprint": fingerprint,
                     "line": located.origin.line,
@@ -190,7 +192,7 @@ def write(path: Path, reports: Iterable[FileReport]) -> int:
     rows.sort(key=lambda row: (row["path"], row["line"], row["rule"], row["fingerprint"]))
     document = {"version": VERSION, "findings": rows}
     try:
-        writer.write_new(str(path), orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        writer.write_new(str(path), dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
     except OSError as exc:
         raise BaselineError(f"cannot write the baseline {path}: {exc.strerror}") from None
     return len(rows)

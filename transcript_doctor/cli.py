@@ -65,7 +65,9 @@ def _root(
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"transcript-doctor: {message}\n")
+    from transcript_doctor.safetext import printable
+
+    sys.stderr.write(f"transcript-doctor: {printable(message)}\n")
 
 
 Paths = Annotated[list[str] | None, typer.Argument(help="Files or folders ('-' reads standard input).")]
@@ -381,6 +383,7 @@ def rule_doc(
 def formats(paths: Paths = None) -> None:
     """List the readers; with paths, say which reader claims each file and why."""
     from transcript_doctor import walk
+    from transcript_doctor.safetext import printable
     from transcript_doctor.source import NotJson, sniff
 
     if not paths:
@@ -402,14 +405,14 @@ def formats(paths: Paths = None) -> None:
         try:
             claim = readers.detect(sniff(target.path, data))
         except NotJson as exc:
-            typer.echo(f"{target.path}: not a transcript ({exc})")
+            typer.echo(f"{printable(target.path)}: not a transcript ({exc})")
             continue
         if claim is None:
-            typer.echo(f"{target.path}: no reader recognises it")
+            typer.echo(f"{printable(target.path)}: no reader recognises it")
         else:
             _reader, detection = claim
             what = detection.reader if detection.transcript else f"{detection.reader}, skipped"
-            typer.echo(f"{target.path}: {what} ({detection.reason})")
+            typer.echo(f"{printable(target.path)}: {what} ({printable(detection.reason)})")
     if failed:
         raise typer.Exit(EXIT_ERROR)
 

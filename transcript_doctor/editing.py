@@ -454,7 +454,10 @@ def strip_string_token(token: bytes) -> bytes:
     Works on escape units so that ``\\\\n`` (a backslash and an ``n``) is never mistaken
     for an escaped newline, and every other escape keeps its spelling.
     """
-    text = token[1:-1].decode("utf-8")
+    try:
+        text = token[1:-1].decode("utf-8")
+    except UnicodeDecodeError:  # a record Node reads with U+FFFD: its damaged text is not edited
+        raise EditError("the string holds bytes that are not UTF-8") from None
     units = _ESCAPE_UNIT.findall(text)
     while units and json.loads(f'"{units[-1]}"' if units[-1] != '"' else '"\\""').isspace():
         units.pop()

@@ -16,7 +16,7 @@ from transcript_doctor.config import Config
 from transcript_doctor.editing import Splice
 from transcript_doctor.model import Applicability, Finding, Origin
 from transcript_doctor.readers.base import Reader, Transcript, preview
-from transcript_doctor.source import Container, NotJson, Source, sniff
+from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +84,7 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
     reader, skipped = _choose(source, options)
     if reader is None:
         return _unclaimed(source, options, skipped), None
+    source.loader = reader.loader  # before any record is read past detection
     with _no_gc():
         screen = Screen(options.catalog) if options.screen else None
         transcript = Transcript(reader, source, reader.read_screened(source, screen))
@@ -174,6 +175,8 @@ def _unclaimed(source: Source, options: Options, companion: str | None) -> FileR
     if source.container is Container.JSONL and not source.head():
         for line in source.lines:  # nothing parses: diagnose every line
             source.record(line)
+    if source.errors and all(NOT_OBJECT in e.kinds for e in source.errors):
+        return FileReport(path, skipped="not a transcript: no line is a JSON object")
     if source.errors:
         # A document that does not parse: a finding only if it smells like a conversation.
         if not _conversation_bytes(source.data):

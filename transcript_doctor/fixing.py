@@ -24,6 +24,7 @@ from transcript_doctor import (
 from transcript_doctor.engine import Options
 from transcript_doctor.fixer import Outcome, fix_bytes
 from transcript_doctor.model import Applicability, Severity
+from transcript_doctor.safetext import printable, printable_inline
 
 if TYPE_CHECKING:
     from transcript_doctor import fixpool
@@ -253,7 +254,7 @@ def _fix_one(
         _error(f"{path}: skipped, {outcome.skipped}")
     if not outcome.changed:
         if plan.verbose and outcome.skipped is None:
-            messages.write(f"{path}: nothing to fix\n")
+            messages.write(f"{printable(path)}: nothing to fix\n")
         if outcome.skipped is None:
             sink.add(fixreport.file_entry(outcome), changed=False, durable=False)
         return _released(outcome)
@@ -281,7 +282,8 @@ def _fix_one(
         elif plan.mode == "diff":
             record()
             color = output.wanted("auto", sys.stdout) if plan.color is None else plan.color
-            sys.stdout.write(output.diff(diff, color))
+            # A patch file keeps the bytes; a terminal gets no escape sequence.
+            sys.stdout.write(output.diff(printable_inline(diff) if sys.stdout.isatty() else diff, color))
         elif plan.mode == "in-place":
             assert original is not None
             writer.replace(original, outcome.after, record)
@@ -302,7 +304,7 @@ def _fix_one(
     if not plan.quiet:
         rules = ", ".join(sorted({a.rule for a in outcome.applied}))
         verb = "would fix" if plan.mode == "diff" else "fixed"
-        messages.write(f"{path}: {verb} {len(outcome.applied)} finding(s) ({rules})\n")
+        messages.write(f"{printable(path)}: {verb} {len(outcome.applied)} finding(s) ({rules})\n")
     return _released(outcome)
 
 
@@ -311,11 +313,12 @@ def _summary(tally: Tally, out: TextIO) -> None:
         for located, why in outcome.remaining:
             finding = located.finding
             out.write(
-                f"{outcome.path}:{located.origin.line}: {finding.rule.code} {finding.message} [not fixed: {why}]\n"
+                f"{printable(outcome.path)}:{located.origin.line}: {finding.rule.code} "
+                f"{printable(finding.message)} [not fixed: {printable(why)}]\n"
             )
         for note in outcome.rolled_back:
             if note.startswith("all:"):  # the others are said with the finding they concern
-                out.write(f"{outcome.path}: rolled back {note}\n")
+                out.write(f"{printable(outcome.path)}: rolled back {printable(note)}\n")
     fixed = sum(len(o.applied) for o in tally.outcomes)
     files = sum(1 for o in tally.outcomes if o.changed)
     left = sum(len(o.remaining) for o in tally.outcomes)
@@ -332,4 +335,4 @@ def _summary(tally: Tally, out: TextIO) -> None:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"transcript-doctor: {message}\n")
+    sys.stderr.write(f"transcript-doctor: {printable(message)}\n")

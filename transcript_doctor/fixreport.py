@@ -8,6 +8,7 @@ import hashlib
 from typing import Any
 
 from transcript_doctor.fixer import Outcome
+from transcript_doctor.safetext import encodable, printable
 
 
 def _bytes(key: str, data: bytes) -> dict[str, str]:
@@ -65,9 +66,40 @@ def file_entry(outcome: Outcome) -> dict[str, Any]:
 
 
 def unified_diff(outcome: Outcome) -> str:
-    before = outcome.before.decode("utf-8", "backslashreplace").splitlines(keepends=True)
-    after = outcome.after.decode("utf-8", "backslashreplace").splitlines(keepends=True)
-    lines = difflib.unified_diff(before, after, f"a/{outcome.path}", f"b/{outcome.path}")
+    before = _lines(outcome.before.decode("utf-8", "backslashreplace"))
+    after = _lines(outcome.after.decode("utf-8", "backslashreplace"))
+    lines = difflib.unified_diff(
+        before, after, _diff_name("a/", outcome.path), _diff_name("b/", outcome.path)
+    )
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as the file has them: split at LF only (str.splitlines also splits at the
+    U+2028, U+0085 and form feeds a JSON string may hold raw, breaking a record in two)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
+_GIT_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r"}
+_GIT_ESCAPES.update({0x22: '\\"', 0x5C: "\\\\"})
+
+
+def _diff_name(prefix: str, path: str) -> str:
+    """A diff header's file name, quoted as git quotes one (``"a/x\\033y"``, which GNU
+    patch reads) when it holds a control character, a line break, a quote or bytes that
+    are not UTF-8: a file name is no way to put an escape sequence on a terminal."""
+    name = prefix + path
+    if printable(name) == name and '"' not in name:
+        return name
+    try:
+        raw = name.encode("utf-8", "surrogateescape")  # a file name's undecodable bytes as they are
+    except UnicodeEncodeError:
+        raw = encodable(name).encode("utf-8")
+    quoted = "".join(
+        _GIT_ESCAPES.get(byte) or (chr(byte) if 0x20 <= byte < 0x7F else f"\\{byte:03o}") for byte in raw
+    )
+    return f'"{quoted}"'

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from transcript_doctor import fixing, linting, output, progress, reporters, walk
 from transcript_doctor.engine import FileReport, Located, Options
 from transcript_doctor.fixer import Outcome
+from transcript_doctor.safetext import dumps, printable, printable_inline
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -136,16 +137,20 @@ def _show_fixed(target: Target, done: Fixed, plan: fixing.Plan) -> bool:
         _error(f"{target.path}: skipped, {done.skipped}")
     if not done.changed:
         if plan.verbose and done.skipped is None:
-            (sys.stderr if plan.mode == "diff" else sys.stdout).write(f"{done.path}: nothing to fix\n")
+            (sys.stderr if plan.mode == "diff" else sys.stdout).write(
+                f"{printable(done.path)}: nothing to fix\n"
+            )
         return False
     if plan.mode == "diff":
         color = output.wanted("auto", sys.stdout) if plan.color is None else plan.color
-        sys.stdout.write(output.diff(done.diff, color))
+        sys.stdout.write(
+            output.diff(printable_inline(done.diff) if sys.stdout.isatty() else done.diff, color)
+        )
     if not plan.quiet:
         verb = "would fix" if plan.mode == "diff" else "fixed"
         rules = ", ".join(sorted({a.rule for a in done.applied}))
         messages = sys.stderr if plan.mode == "diff" else sys.stdout
-        messages.write(f"{done.path}: {verb} {len(done.applied)} finding(s) ({rules})\n")
+        messages.write(f"{printable(done.path)}: {verb} {len(done.applied)} finding(s) ({rules})\n")
     return False
 
 
@@ -167,7 +172,7 @@ def _write_report(results: list[Fixed], out: str, plan: fixing.Plan) -> bool:
     diff = "".join(r.diff for r in results if r.error is None and r.changed)
     base, _ = posixpath.splitext(target)
     try:
-        _write(target, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        _write(target, dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         _write(base + ".diff", diff.encode("utf-8", "surrogateescape"))
     except OSError as exc:
         _error(f"cannot write the report {target}: {exc.strerror or exc}")
@@ -422,4 +427,4 @@ def _write(target: str, data: bytes) -> None:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"transcript-doctor: {message}\n")
+    sys.stderr.write(f"transcript-doctor: {printable(message)}\n")

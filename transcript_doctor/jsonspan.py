@@ -343,8 +343,12 @@ def _space(text: str, pos: int) -> int:
 
 def _decode_key(token: bytes) -> str:
     if b"\\" not in token:
-        return token[1:-1].decode("utf-8")
-    key = orjson.loads(token)
+        # "replace": a key with an invalid byte is named as Node reads it (U+FFFD).
+        return token[1:-1].decode("utf-8", "replace")
+    try:
+        key = orjson.loads(token)
+    except orjson.JSONDecodeError:  # a lone surrogate escape, or an invalid byte besides escapes
+        key = json.loads(token.decode("utf-8", "replace"))
     assert isinstance(key, str)
     return key
 

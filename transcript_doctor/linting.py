@@ -227,4 +227,7 @@ def _size(path: str) -> int:
 
 
 def _error(message: str, prefix: bool = True) -> None:
+    from transcript_doctor.safetext import printable
+
+    message = printable(message)
     sys.stderr.write(f"transcript-doctor: {message}\n" if prefix else f"{message}\n")

@@ -12,6 +12,7 @@ from typing import TextIO
 
 from transcript_doctor import walk
 from transcript_doctor.engine import Options
+from transcript_doctor.safetext import printable
 
 
 def files(paths: list[str], options: Options, force_exclude: bool, out: TextIO) -> bool:
@@ -20,10 +21,12 @@ def files(paths: list[str], options: Options, force_exclude: bool, out: TextIO) 
     failed = False
     for target in walk.expand(paths, excluded, force_exclude):
         if isinstance(target, OSError):
-            sys.stderr.write(f"transcript-doctor: cannot read {target.filename}: {target.strerror}\n")
+            sys.stderr.write(
+                f"transcript-doctor: cannot read {printable(str(target.filename))}: {target.strerror}\n"
+            )
             failed = True
         else:
-            out.write(target.path + "\n")
+            out.write(printable(target.path) + "\n")
     return failed
 
 
@@ -35,7 +38,7 @@ def settings(paths: list[str], options: Options, force_exclude: bool, out: TextI
     excluded = config.excluded if config is not None else None
     first = next((t for t in walk.expand(paths, excluded, force_exclude) if isinstance(t, walk.Target)), None)
     if first is not None:
-        lines.append(f"Resolved settings for: {first.path}")
+        lines.append(f"Resolved settings for: {printable(first.path)}")
         resolved = options.for_path(first.path)
     else:
         resolved = options

@@ -8,6 +8,7 @@ must, so untouched bytes can be copied verbatim by a fix and a 50 MB line costs 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -62,6 +63,49 @@ class ParseError:
     message: str
     repair: str | None = None
     keep_from: int = 0
+    # What is wrong, in words a Loader can accept (see Loader): a record some vendors' own
+    # parsers read is not unparseable for those vendors.
+    kinds: frozenset[str] = frozenset({"syntax"})
+
+
+# ParseError kinds.  Only the last four name something a lenient parser reads.
+SYNTAX, NUL, DEPTH, BOM_KIND, NOT_OBJECT = "syntax", "nul", "depth", "bom", "not-object"
+UTF8, SURROGATE, RANGE, NAN = "utf8", "surrogate", "range", "nan"
+
+
+@dataclass(frozen=True, slots=True)
+class Loader:
+    """How a vendor's own program turns a stored record into a value.
+
+    orjson is this tool's parser and the arbiter of what parses (conventions.md 7.2), but
+    a record the vendor's loader reads is not missing for that vendor: a lone surrogate
+    escape or ``1e400`` that JSON.parse takes is no damage at all in a Node vendor's file
+    (``accepts``: such TD001 errors are not reported), and a record with an invalid UTF-8
+    byte is read by Node with U+FFFD in its place (``replaces_invalid_utf8``: the record
+    keeps its place in the conversation and is still reported, its bytes being damaged).
+    Each reader names its vendor's loader (``Reader.loader``).
+    """
+
+    name: str
+    accepts: frozenset[str] = frozenset()
+    replaces_invalid_utf8: bool = False
+
+
+# orjson, and the loaders as strict as it: serde_json (Codex reads a rollout with
+# read_to_string, which fails on invalid UTF-8, then serde_json, which rejects lone
+# surrogates and numbers beyond f64), and the APIs generic message lists are sent to.
+STRICT = Loader("orjson")
+# Node: readline or readFile decode UTF-8 replacing invalid bytes with U+FFFD, and
+# JSON.parse keeps lone surrogates in its UTF-16 strings and reads 1e400 as Infinity;
+# it rejects NaN/Infinity literals.
+NODE = Loader("JSON.parse", frozenset({SURROGATE, RANGE}), replaces_invalid_utf8=True)
+# Claude Code: JSON.parse reads a lone surrogate, but the session is then sent to the
+# Anthropic API, whose parser rejects it ("no low surrogate in string": the session cannot
+# be resumed, anthropics/claude-code#56064, #3277): still reported there.
+NODE_TO_ANTHROPIC = Loader("JSON.parse", frozenset({RANGE}), replaces_invalid_utf8=True)
+# Python: json.loads takes lone surrogates, NaN, Infinity and 1e400; the file is read with
+# read_text(encoding="utf-8"), which fails on invalid UTF-8 (openworker's store).
+PYTHON = Loader("json.loads", frozenset({SURROGATE, RANGE, NAN}))
 
 
 def load_any(raw: bytes) -> Any:
@@ -85,30 +129,76 @@ class NotJson(Exception):
     """The bytes are not JSON text at all: not a transcript."""
 
 
-def diagnose(raw: bytes) -> tuple[str, Any]:
-    """Explain why ``raw`` failed orjson and return what stdlib ``json`` makes of it.
+def diagnose(raw: bytes, replace_utf8: bool = False) -> tuple[frozenset[str], str, Any]:
+    """Explain why ``raw`` failed orjson: its kinds, a message, and stdlib ``json``'s value.
 
-    orjson is strict where stdlib is lenient (BOM, lone surrogates, NaN): those records
-    are still findings, but their value can be analysed.  The value is ``None`` when the
-    bytes are not JSON at all.
+    orjson is strict where stdlib is lenient (lone surrogates, NaN, numbers beyond a
+    double): those records are still findings for a strict loader, but their value can be
+    analysed.  The value is ``None`` when the bytes are not JSON at all; with
+    ``replace_utf8`` (a loader that reads invalid UTF-8 as U+FFFD) such a record has one.
     """
     if b"\x00" in raw:
-        return "NUL bytes in the record (the file was damaged by a crash)", None
+        return frozenset({NUL}), "NUL bytes in the record (the file was damaged by a crash)", None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return f"invalid UTF-8 at byte {exc.start} of the record", None
+        message = f"invalid UTF-8 at byte {exc.start} of the record"
+        if not replace_utf8:
+            return frozenset({UTF8}), message, None
+        try:
+            value = json.loads(raw.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            return frozenset({UTF8}), message, None
+        return frozenset({UTF8}), f"{message} (the vendor reads U+FFFD in its place)", value
     try:
         value = json.loads(text)
     except RecursionError:
-        return "JSON nested too deeply to parse", None
+        return frozenset({DEPTH}), "JSON nested too deeply to parse", None
     except ValueError as exc:
-        return f"invalid JSON: {_json_error(exc)}", None
-    if re.search(r"(?<![\w\"])(NaN|-?Infinity)(?![\w\"])", text):
-        return "NaN or Infinity, which JSON does not allow", value
-    if re.search(r"\\u[dD][89abAB]", text):
-        return "a lone surrogate escape, which is not valid Unicode", value
-    return "JSON that orjson cannot represent (nesting depth or number range)", value
+        return frozenset({SYNTAX}), f"invalid JSON: {_json_error(exc)}", None
+    return (*_unrepresentable(text, value), value)
+
+
+_INFINITY = re.compile(r"(?<![\w\".])-?Infinity(?![\w\"])")
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')  # JSON strings, to look between them
+
+
+def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
+    """What in a value stdlib read makes orjson refuse it, found in the value itself."""
+    surrogate: str | None = None
+    nan = infinite = False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if surrogate is None:
+                found = _SURROGATE.search(item)
+                surrogate = found.group() if found else None
+        elif isinstance(item, float):
+            nan = nan or item != item
+            infinite = infinite or item in (math.inf, -math.inf)
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    kinds: set[str] = set()
+    causes: list[str] = []
+    if nan or (infinite and _INFINITY.search(_STRINGS.sub('""', text))):
+        kinds.add(NAN)
+        causes.append("NaN or Infinity, which JSON does not allow")
+    elif infinite:
+        kinds.add(RANGE)
+        causes.append("a number beyond the range of a double")
+    if surrogate is not None:
+        kinds.add(SURROGATE)
+        causes.append(f"a lone surrogate escape (\\u{ord(surrogate):04x}), which is not valid Unicode")
+    if not causes:  # not met: stdlib fails first on nesting orjson refuses
+        return frozenset({SYNTAX}), "JSON that orjson cannot read"
+    return frozenset(kinds), "; ".join(causes)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _json_error(exc: ValueError) -> str:
@@ -130,7 +220,8 @@ class Source:
         self.data = data
         self.container = container
         self.bom = data.startswith(BOM)
-        self.errors: list[ParseError] = []
+        self.loader = STRICT  # the reader that claims the file names its vendor's
+        self._errors: list[ParseError] = []
         self._lines: list[Line] | None = None
         self._cache: dict[int, Any] = {}
         self._head: tuple[int, list[Any]] | None = None
@@ -139,6 +230,14 @@ class Source:
         self._spans: Span | None = None
         self._lines_index: LineIndex | None = None
         self._lookups = 0
+
+    @property
+    def errors(self) -> list[ParseError]:
+        """The TD001 errors for this file's vendor: what its loader reads is left out."""
+        accepts = self.loader.accepts
+        if not accepts:
+            return list(self._errors)
+        return [e for e in self._errors if not e.kinds <= accepts]
 
     # -- JSONL ---------------------------------------------------------------------
 
@@ -152,16 +251,22 @@ class Source:
         return self.data[line.start : line.end]
 
     def record(self, line: Line) -> Any:
-        """The parsed value of a JSONL line, or ``None`` after recording a TD001 error."""
+        """The parsed record object of a JSONL line, or ``None`` after recording a TD001
+        error (a line that does not parse, or a value that is not an object)."""
         if line.index == 0 and self.bom:
-            self._report(ParseError(line.number, 0, BOM_MESSAGE))
+            self._report(ParseError(line.number, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
         if line.index in self._cache:
-            return self._cache.pop(line.index)
-        start = line.start + (3 if line.index == 0 and self.bom else 0)
-        try:
-            return orjson.loads(self.data[start : line.end])  # a bytes slice parses faster than a view
-        except orjson.JSONDecodeError:
-            return self._bad_line(line)
+            value = self._cache.pop(line.index)
+        else:
+            start = line.start + (3 if line.index == 0 and self.bom else 0)
+            try:
+                value = orjson.loads(self.data[start : line.end])  # a bytes slice parses faster than a view
+            except orjson.JSONDecodeError:
+                return self._bad_line(line)
+        if value.__class__ is not dict:
+            self._not_object(line, value)
+            return None
+        return value
 
     def records(self, lines: list[Line] | None = None) -> Iterator[tuple[Line, Any]]:
         """Each line (of ``lines``, by default all) with :meth:`record`'s value: what a
@@ -175,10 +280,19 @@ class Source:
                 value = loads(data[line.start : line.end])
             except orjson.JSONDecodeError:
                 value = self._bad_line(line)
+            else:
+                if value.__class__ is not dict:
+                    self._not_object(line, value)
+                    value = None
             yield line, value
 
     def head(self, count: int = HEAD_RECORDS) -> list[Any]:
-        """The first parseable JSONL values (for detection); cached for :meth:`record`."""
+        """The first JSONL records that parse (for detection); cached for :meth:`record`.
+
+        Only objects count: a ``null``, number or array line is no vendor's record (a
+        TD001 when the file is read), and one among the first lines must not hide the
+        layout of all the others.
+        """
         if self._head is not None and self._head[0] == count:
             return list(self._head[1])
         found: list[Any] = []
@@ -186,7 +300,9 @@ class Source:
             if len(found) >= count:
                 break
             parsed, value = self._parse(line)
-            if parsed:
+            if not parsed:
+                value = _read_as_node(self.line_bytes(line))  # an invalid byte hides no layout
+            if value.__class__ is dict:
                 found.append(value)
         self._head = (count, found)  # every reader detects on the same head: parse it once
         return found
@@ -209,7 +325,7 @@ class Source:
         raw = self.line_bytes(line)
         if line.index == 0 and self.bom:
             raw = raw[3:]
-        message, value = diagnose(raw)
+        kinds, message, value = diagnose(raw, self.loader.replaces_invalid_utf8)
         repair: str | None = None
         keep_from = 0
         if value is None:
@@ -223,13 +339,23 @@ class Source:
             elif line.index == len(self.lines) - 1 and _cut_short(raw):
                 repair = "drop"
                 message = f"torn final line ({message})"
-        self._report(ParseError(line.number, line.index, message, repair, keep_from))
+        if value is not None and value.__class__ is not dict:
+            self._not_object(line, value)  # what it is matters more than how it is spelt
+            return None
+        self._report(ParseError(line.number, line.index, message, repair, keep_from, kinds))
         return value
+
+    def _not_object(self, line: Line, value: Any) -> None:
+        """A line whose value is not an object: no vendor reads it as a record (Qwen Code
+        skips it, Gemini CLI finds no id in it)."""
+        what = "null" if value is None else _JSON_TYPE.get(type(value), "value")
+        message = f"a JSON {what} where a record object belongs"
+        self._report(ParseError(line.number, line.index, message, kinds=frozenset({NOT_OBJECT})))
 
     def _report(self, error: ParseError) -> None:
         """Record a TD001 error once, however often a reader reads the record."""
-        if error not in self.errors:
-            self.errors.append(error)
+        if error not in self._errors:
+            self._errors.append(error)
 
     # -- single JSON document --------------------------------------------------------
 
@@ -238,7 +364,7 @@ class Source:
         self._parsed = True
         self._value = value
         if self.bom:
-            self._report(ParseError(1, 0, BOM_MESSAGE))
+            self._report(ParseError(1, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
 
     def spans(self) -> Span:
         """Byte spans of the document's values, indexed on first use (fixes, line numbers)."""
@@ -269,14 +395,30 @@ class Source:
             self._parsed = True
             body = self.data[3:] if self.bom else self.data
             if self.bom:
-                self._report(ParseError(1, 0, BOM_MESSAGE))
+                self._report(ParseError(1, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
             try:
                 self._value = orjson.loads(body)
             except orjson.JSONDecodeError as exc:
-                message, self._value = diagnose(self.data)
+                # Strict about UTF-8: the document is parsed before a reader (and so its
+                # vendor's loader) is known.
+                kinds, message, self._value = diagnose(body)
                 line = _line_of(self.data, getattr(exc, "pos", 0) or 0)
-                self._report(ParseError(line, 0, message))
+                self._report(ParseError(line, 0, message, kinds=kinds))
         return self._value
+
+
+def _read_as_node(raw: bytes) -> Any:
+    """A line's value as Node reads it (U+FFFD for invalid UTF-8), or None: for detection
+    only, never cached (a strict vendor's reader must not get it)."""
+    if raw.isascii() or b"\x00" in raw:
+        return None  # no invalid UTF-8 in it: orjson's error was about something else
+    try:
+        return json.loads(raw.removeprefix(BOM).decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+
+
+_JSON_TYPE = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
 
 
 def _split_lines(data: bytes) -> list[Line]:
@@ -327,18 +469,51 @@ def _glued_record_start(raw: bytes) -> int:
 
     Writers that append records with separate writes can leave a stub without its
     newline (``{"type":"pr-link","prNu{"parentUuid":…}``); the record after it is whole.
+
+    One pass from the end: in JSON text a quote delimits a string exactly when an even
+    number of backslashes precede it, so the line's last ``}`` can be matched with its
+    ``{`` walking backwards without knowing where the stub's strings end.  Only that
+    ``{`` can start an object running to the end of the line: one parse checks it.
+    (Trying each ``{"`` by parsing what follows cost a parse per candidate: quadratic.)
+    A line that is as a whole a record cut short ends in a whole inner object, which is
+    no record of its own: that is a torn line, not a glued one.
     """
-    if not raw.startswith(b"{"):
+    body = raw.rstrip(b" \t\r")
+    if not raw.startswith(b"{") or not body.endswith(b"}") or raw.find(b'{"', 1) < 0:
         return 0
-    pos = raw.find(b'{"', 1)
-    while pos > 0:
-        try:
-            if isinstance(orjson.loads(raw[pos:]), dict):
-                return pos
-        except orjson.JSONDecodeError:
-            pass
-        pos = raw.find(b'{"', pos + 1)
-    return 0
+    reverse = body[::-1]
+    depth = 0
+    start = -1
+    for token in _TOKENS_BACKWARDS.finditer(reverse):
+        char = reverse[token.start()]
+        if char == 0x22:  # a whole string, read backwards
+            continue
+        if char in b"}]":
+            depth += 1
+            continue
+        depth -= 1
+        if depth == 0:
+            start = len(body) - 1 - token.start()
+            break
+        if depth < 0:
+            return 0
+    if start <= 0 or not body.startswith(b'{"', start):
+        return 0
+    try:
+        if not isinstance(orjson.loads(body[start:]), dict):
+            return 0
+    except orjson.JSONDecodeError:
+        return 0
+    return 0 if _cut_short(raw) else start
+
+
+# Reversed text: a whole JSON string, or a bracket.  Reversed, the backslashes that escape
+# a quote follow it: a quote followed by an even run (none included) delimits a string, an
+# odd run makes it part of one.  The lookahead-and-backreference pairs match runs
+# atomically (no backtracking into them; Python 3.10 has no possessive quantifiers).
+_TOKENS_BACKWARDS = re.compile(
+    rb'"(?=((?:\\\\)*))\1(?!\\)(?:(?=([^"]+))\2|"\\(?=((?:\\\\)*))\3(?!\\))*"|[{}\[\]]'
+)
 
 
 def _line_of(data: bytes, pos: int) -> int:

@@ -14,7 +14,10 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transcript_doctor.gitignore import IgnoreFile
 
 from transcript_doctor import tempnames
 
@@ -28,14 +31,13 @@ class Target:
 @dataclass(frozen=True, slots=True)
 class _Ignore:
     base: str  # absolute folder holding the .gitignore
-    spec: Any  # pathspec.GitIgnoreSpec (imported only when a .gitignore exists)
+    rules: IgnoreFile  # imported only when a .gitignore exists
 
     def verdict(self, path: str, is_dir: bool) -> bool | None:
         rel = os.path.relpath(os.path.abspath(path), self.base).replace(os.sep, "/")
-        if rel.startswith(".."):
+        if rel == "." or rel.startswith("../") or rel == "..":
             return None
-        result = self.spec.check_file(rel + "/" if is_dir else rel)
-        return None if result.include is None else bool(result.include)
+        return self.rules.verdict(rel, is_dir)
 
 
 def expand(
@@ -60,6 +62,9 @@ def _walk(top: str, skip: Callable[[str], bool]) -> Iterator[Target | OSError]:
     ignores: dict[str, list[_Ignore]] = {top: _rules_above(os.path.abspath(top), include_self=False)}
     for root, dirs, files in os.walk(top, onerror=errors.append):
         rules = ignores.pop(root, [])
+        if root == top and os.path.exists(os.path.join(root, ".git")):
+            exclude = _exclude_file(Path(os.path.abspath(root)))  # the walk starts at the top
+            rules = [exclude, *rules] if exclude is not None else rules
         own = _load(os.path.abspath(root))
         if own is not None:
             rules = [*rules, own]
@@ -90,15 +95,15 @@ def _decide(rules: list[_Ignore], path: str, is_dir: bool) -> bool:
     return ignored
 
 
-def _load(folder: str) -> _Ignore | None:
+def _load(folder: str, name: str = ".gitignore") -> _Ignore | None:
     try:
-        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().split("\n")  # git splits on LF only
     except OSError:
         return None
-    import pathspec
+    from transcript_doctor.gitignore import IgnoreFile
 
-    return _Ignore(folder, pathspec.GitIgnoreSpec.from_lines(lines))
+    return _Ignore(folder, IgnoreFile(lines))
 
 
 def _rules_above(folder: str, include_self: bool) -> list[_Ignore]:
@@ -113,13 +118,44 @@ def _rules_above(folder: str, include_self: bool) -> list[_Ignore]:
             break
     else:
         return []
-    found = [_load(str(candidate)) for candidate in reversed(chain)]
+    # The repository's info/exclude counts least, then each .gitignore from the top down.
+    found = [_exclude_file(candidate), *(_load(str(folder)) for folder in reversed(chain))]
     return [rule for rule in found if rule is not None]
 
 
+def _exclude_file(top: Path) -> _Ignore | None:
+    """``$GIT_DIR/info/exclude`` of the repository at ``top`` (a worktree's is its common
+    directory's).  The user's global excludes file is not read."""
+    git = top / ".git"
+    if git.is_file():  # a worktree or submodule: "gitdir: <path>"
+        try:
+            text = git.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return None
+        if not text.startswith("gitdir:"):
+            return None
+        git = top / text.removeprefix("gitdir:").strip()
+        common = git / "commondir"
+        if common.is_file():
+            git = git / common.read_text(encoding="utf-8", errors="replace").strip()
+    found = _load(str(git / "info"), "exclude")
+    return None if found is None else _Ignore(str(top), found.rules)
+
+
 def _ignored_by_git(path: str) -> bool:
-    folder = os.path.dirname(os.path.abspath(path))
-    return _decide(_rules_above(folder, include_self=True), path, False)
+    """A path named on the command line: ignored when it or a folder above it is (git
+    never looks inside an ignored folder, whatever a later pattern re-includes)."""
+    target = os.path.abspath(path)
+    rules = _rules_above(os.path.dirname(target), include_self=True)
+    if not rules:
+        return False
+    top = min((rule.base for rule in rules), key=len)
+    folders = []
+    folder = os.path.dirname(target)
+    while len(folder) > len(top):
+        folders.append(folder)
+        folder = os.path.dirname(folder)
+    return any(_decide(rules, f, True) for f in reversed(folders)) or _decide(rules, target, False)
 
 
 def _join(root: str, name: str) -> str:

@@ -589,7 +589,10 @@ def test_wrong_field_types_do_not_crash() -> None:
 
 
 def test_forced_reader_on_a_foreign_file_does_not_crash() -> None:
-    assert text_findings("x.jsonl", '{"role":"user","content":"hi"}\n[]\n', reader="codex") == []
+    # The array line is no record of any JSONL layout (issue #16 D9).
+    assert text_findings("x.jsonl", '{"role":"user","content":"hi"}\n[]\n', reader="codex") == [
+        ("TD001", 2, None)
+    ]
     assert text_findings(
         "x.jsonl",
         '{"id":"x","timestamp":"t"}\n{"type":"message","role":"assistant","content":[]}\n',

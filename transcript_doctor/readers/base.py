@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from transcript_doctor.actions import RepairRecord
 from transcript_doctor.editing import EditError, JsonText, Lines, Splice
 from transcript_doctor.model import Conversation, Dialect, Message, Part
-from transcript_doctor.source import Container, Source
+from transcript_doctor.source import STRICT, Container, Loader, Source
 
 if TYPE_CHECKING:
     from transcript_doctor.checks.plain import Screen
@@ -70,6 +70,9 @@ class Reader:
     name: ClassVar[str]
     summary: ClassVar[str]  # one line for `transcript-doctor formats`
     dialect: ClassVar[Dialect] = Dialect()
+    # How the vendor's own program parses a record (source.Loader): what it reads is not
+    # reported as unparseable, and a record it reads is never treated as missing.
+    loader: ClassVar[Loader] = STRICT
 
     def detect(self, source: Source) -> Detection | None:
         raise NotImplementedError

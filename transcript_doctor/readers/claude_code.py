@@ -37,7 +37,7 @@ from transcript_doctor.model import (
 )
 from transcript_doctor.readers._claude_code_chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.source import Container, Line, Source
+from transcript_doctor.source import NODE_TO_ANTHROPIC, Container, Line, Source
 
 REASON = "Claude Code entry envelope (uuid/parentUuid, message.content blocks)"
 METADATA_REASON = (
@@ -140,6 +140,9 @@ def _metadata_line(record: dict[str, Any]) -> bool:
 class ClaudeCodeReader(Reader):
     name = "claude-code"
     summary = "Claude Code session JSONL (uuid/parentUuid entries, one line per content block)"
+    # Node (closed source: the exact read call is not verified; every Node UTF-8 decode
+    # replaces invalid bytes) and JSON.parse per line; the API rejects lone surrogates.
+    loader = NODE_TO_ANTHROPIC
     dialect = Dialect(coalesce_roles=True, thinking_only_is_empty=True)
     fixes = frozenset(
         {

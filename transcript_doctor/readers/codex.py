@@ -26,7 +26,7 @@ from transcript_doctor.editing import Lines
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers._codex_history import At, History
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.source import Container, Source
+from transcript_doctor.source import STRICT, Container, Source
 
 REASON = "Codex RolloutLine envelope with session_meta"
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload", "ordinal"})
@@ -129,6 +129,8 @@ def _layout(head: list[Any]) -> str:
 class CodexReader(Reader):
     name = "codex"
     summary = "Codex CLI rollout JSONL ({timestamp, type, payload} lines)"
+    # read_to_string (fails on invalid UTF-8) then serde_json per line: as strict as orjson.
+    loader = STRICT
     fixes = frozenset(
         {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, RemoveDuplicate}
     )

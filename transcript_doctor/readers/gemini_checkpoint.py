@@ -29,7 +29,7 @@ from transcript_doctor.jsonspan import join
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, SHAPE, SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.source import Container, Source
+from transcript_doctor.source import NODE, Container, Source
 
 ROLES = {"user": Role.USER, "model": Role.ASSISTANT}
 
@@ -78,6 +78,8 @@ def _history(value: Any) -> tuple[list[Any], str] | None:
 class GeminiCheckpointReader(Reader):
     name = "gemini-checkpoint"
     summary = "Gemini Content[] histories and Gemini CLI /chat save and /restore checkpoints"
+    # Gemini CLI reads checkpoints with JSON.parse (how it reads the bytes: not verified).
+    loader = NODE
     # The CLI coalesces adjacent same-role Contents before sending; a tool-response turn
     # followed by a prompt is fused into one user turn on replay (TD104).
     dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)

@@ -29,7 +29,7 @@ from transcript_doctor.actions import (
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
-from transcript_doctor.source import Container, Line, Source, fingerprint
+from transcript_doctor.source import NODE, Container, Line, Source, fingerprint
 
 NOTICE_TYPES = frozenset({"info", "error", "warning"})
 MESSAGE_TYPES = frozenset({"user", "gemini"}) | NOTICE_TYPES
@@ -527,6 +527,8 @@ def _stream_head(head: list[Any]) -> bool:
 class GeminiCliReader(Reader):
     name = "gemini-cli"
     summary = "Gemini CLI chat recordings (JSONL stream and legacy session .json)"
+    # loadConversationRecord(): readline over a byte stream (UTF-8 with U+FFFD), JSON.parse.
+    loader = NODE
     # The CLI merges consecutive same-role Contents before sending, and a tool-response
     # turn followed by a prompt is fused into one user turn on replay (TD104).
     dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)

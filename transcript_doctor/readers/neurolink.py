@@ -40,7 +40,7 @@ from transcript_doctor.readers import listing as rows
 from transcript_doctor.readers._neurolink_pairing import AdjacencyPairing
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
-from transcript_doctor.source import Container, Source
+from transcript_doctor.source import NODE, Container, Source
 
 KEYS = ("messages",)
 ROLES = frozenset({"user", "assistant", "system", "tool_call", "tool_result"})
@@ -263,6 +263,8 @@ class _Builder:
 class NeurolinkReader(Reader):
     name = "neurolink"
     summary = "NeuroLink conversation exports (Redis conversation object, ChatMessage[])"
+    # A TypeScript SDK: JSON.parse (how it reads the bytes: not verified).
+    loader = NODE
     fixes = frozenset({RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult})
 
     def detect(self, source: Source) -> Detection | None:

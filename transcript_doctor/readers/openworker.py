@@ -45,7 +45,7 @@ from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
-from transcript_doctor.source import Container, Line, Source
+from transcript_doctor.source import PYTHON, Container, Line, Source
 
 ROLES = frozenset({"system", "user", "assistant", "tool", "notice"})
 SIDECARS = frozenset({"_anthropic", "_gemini", "_openai", "_display"})
@@ -65,6 +65,8 @@ def _openworker_feature(item: dict[str, Any]) -> bool:
 class OpenworkerReader(Reader):
     name = "openworker"
     summary = "openworker conversation JSONL (OpenAI-shaped messages, notices, sidecars)"
+    # ConversationStore._read_jsonl: read_text(encoding="utf-8") then json.loads per line.
+    loader = PYTHON
     # Anthropic and Gemini fold consecutive same-role messages, but a prompt between a call
     # and its results is still rejected (issue #331): pairing must not coalesce.  A turn
     # whose only content is `_anthropic` thinking is empty for every provider that strips

@@ -26,7 +26,7 @@ from transcript_doctor.actions import (
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
-from transcript_doctor.source import Container, Line, Source
+from transcript_doctor.source import NODE, Container, Line, Source
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 ENVELOPE_STRINGS = ("uuid", "sessionId", "timestamp", "cwd", "version")
@@ -118,6 +118,8 @@ class _Entry:
 class QwenCodeReader(Reader):
     name = "qwen-code"
     summary = "Qwen Code session JSONL (uuid/parentUuid chain of Gemini Content records)"
+    # jsonl-utils.ts read(): readline over a byte stream (UTF-8 with U+FFFD), JSON.parse.
+    loader = NODE
     # Curation merges consecutive user Contents, and the vendor's own repair hoists a
     # prompt-adjacent response the same way: TD104 does not apply (spec §4.7, rules.md).
     dialect = Dialect(coalesce_roles=True)

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from transcript_doctor.engine import FileReport, Located
 from transcript_doctor.model import Applicability, Rule, Severity
+from transcript_doctor.safetext import dumps, printable
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +154,8 @@ def statistics(run: Run, out: TextIO, output: str) -> None:
     order = sorted(count, key=lambda code: (-count[code], code))
     if output in ("json", "jsonl", "sarif"):
         data = [{"code": c, "name": rules[c].name, "count": count[c], "fixable": fixable[c]} for c in order]
-        out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+        out.write(dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     for code in order:
         mark = "[*] " if fixable[code] else ""
-        out.write(f"{count[code]}\t{code}\t{mark}{rules[code].name}\n")
+        out.write(f"{count[code]}\t{code}\t{mark}{printable(rules[code].name)}\n")

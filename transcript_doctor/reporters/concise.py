@@ -11,6 +11,7 @@ from typing import TextIO
 from transcript_doctor import output
 from transcript_doctor.model import Severity
 from transcript_doctor.reporters import Run, fix_note, ordered, summary_lines
+from transcript_doctor.safetext import printable
 
 STYLE = {Severity.ERROR: ("bold", "red"), Severity.WARNING: ("yellow",), Severity.INFO: ("cyan",)}
 
@@ -20,14 +21,14 @@ def report(run: Run, out: TextIO) -> None:
     for file, located in ordered(run):
         finding = located.finding
         rule = finding.rule
-        where = output.paint(f"{file.path}:{located.origin.line}:", "bold", on=color)
+        where = output.paint(f"{printable(file.path)}:{located.origin.line}:", "bold", on=color)
         code = output.paint(rule.code, "bold", "red", on=color)
         mark = " [*]" if located.fixable else ""
         severity = output.paint(f"{rule.severity.value}:", *STYLE[rule.severity], on=color)
-        out.write(f"{where} {code}{mark} {severity} {finding.message}\n")
+        out.write(f"{where} {code}{mark} {severity} {printable(finding.message)}\n")
         note = fix_note(located) if run.show_fixes else None
         if note is not None:
-            out.write(f"    {note}\n")
+            out.write(f"    {printable(note)}\n")
     if not run.quiet:
         for line in summary_lines(run):
             out.write(line + "\n")

@@ -12,6 +12,7 @@ from typing import TextIO
 
 from transcript_doctor.model import Severity
 from transcript_doctor.reporters import Run, fix_note, ordered, summary_lines
+from transcript_doctor.safetext import printable
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 INDENT, GAP, CODE_WIDTH = 2, 2, len("TD000 [*]")
@@ -39,11 +40,13 @@ def report(run: Run, out: TextIO) -> None:
     for path, group in groupby(findings, key=lambda pair: pair[0].path):
         items = list(group)
         reader = items[0][0].reader or "unknown layout"
-        console.print(Text.assemble((path, "bold"), " ", (f"({reader})", "dim")), soft_wrap=True)
+        console.print(
+            Text.assemble((printable(path), "bold"), " ", (f"({printable(reader)})", "dim")), soft_wrap=True
+        )
         digits = max(len(str(located.origin.line)) for _, located in items)
         places = [
             f"{located.origin.line:>{digits}}"
-            + (f" {located.origin.pointer}" if located.origin.pointer else "")
+            + (f" {printable(located.origin.pointer)}" if located.origin.pointer else "")
             for _, located in items
         ]
         column = max(map(len, places))
@@ -52,7 +55,7 @@ def report(run: Run, out: TextIO) -> None:
         for place, (_, located) in zip(places, items, strict=True):
             finding = located.finding
             rule = finding.rule
-            message = Text.assemble(finding.message, " ", (f"({rule.name})", "dim"))
+            message = Text.assemble(printable(finding.message), " ", (f"({printable(rule.name)})", "dim"))
             lines = message.wrap(console, width) if width >= MIN_MESSAGE_WIDTH else [message]
             head = Text.assemble(
                 " " * INDENT,
@@ -67,7 +70,7 @@ def report(run: Run, out: TextIO) -> None:
                 console.print(head + line if index == 0 else Text(" " * indent) + line, soft_wrap=True)
             note = fix_note(located) if run.show_fixes else None
             if note is not None:  # --show-fixes: under the message, wrapped like it
-                text = Text(note, "dim")
+                text = Text(printable(note), "dim")
                 for line in text.wrap(console, width) if width >= MIN_MESSAGE_WIDTH else [text]:
                     console.print(Text(" " * indent) + line, soft_wrap=True)
         console.print()

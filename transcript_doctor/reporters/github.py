@@ -6,13 +6,15 @@ from typing import TextIO
 
 from transcript_doctor.model import Severity
 from transcript_doctor.reporters import Run, ordered
+from transcript_doctor.safetext import printable_inline
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def escape_data(text: str) -> str:
-    """actions/toolkit ``escapeData``."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """actions/toolkit ``escapeData``; other controls (ESC colours a log) and lone
+    surrogates written as escapes."""
+    return printable_inline(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

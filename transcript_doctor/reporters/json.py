@@ -7,8 +7,9 @@ from typing import TextIO
 import orjson
 
 from transcript_doctor.reporters import Run, ordered, record
+from transcript_doctor.safetext import dumps
 
 
 def report(run: Run, out: TextIO) -> None:
     data = [record(file, located) for file, located in ordered(run)]
-    out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    out.write(dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")

@@ -10,6 +10,7 @@ import orjson
 from transcript_doctor import __version__, docs
 from transcript_doctor.model import Rule, Severity
 from transcript_doctor.reporters import Run, ordered
+from transcript_doctor.safetext import dumps
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -89,7 +90,7 @@ def report(run: Run, out: TextIO) -> None:
             }
         ],
     }
-    out.write(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+    out.write(dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
 
 
 def _uri(path: str) -> str:
@@ -100,4 +101,4 @@ def _fingerprint(path: str, located: Any) -> str:
     """Stable across runs of the same file: rule, file, record and place in the record."""
     origin = located.origin
     basis = f"{located.finding.rule.code}\0{path}\0{origin.record}\0{origin.pointer or ''}"
-    return hashlib.sha256(basis.encode()).hexdigest()[:32]
+    return hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:32]
