@@ -12,7 +12,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -172,8 +171,8 @@ def test_without_a_url_or_scheduler_the_fleet_is_not_imported() -> None:
 
 def test_a_worker_killed_mid_run_loses_no_result(tmp_path: Path) -> None:
     """A worker dies while it reads a file: the scheduler retries the task elsewhere and
-    every file's findings arrive.  The file is a named pipe, so the test decides when the
-    read may finish, and which process holds it is known (/proc/PID/fd)."""
+    every file's findings arrive.  The file is a named pipe, so the worker that reads it
+    waits until the test kills it, and which process that is is known (/proc/PID/fd)."""
     if not hasattr(os, "mkfifo") or not Path("/proc/self/fd").exists():
         pytest.skip("needs named pipes and /proc")
     source = tmp_path / "src"
@@ -199,20 +198,19 @@ def test_a_worker_killed_mid_run_loses_no_result(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             env=env,
         )
-        stop = threading.Event()
         try:
             writer = _wait_for_reader(pipe)  # a worker has the pipe open and waits for data
             killed = _holder(pipe)
             assert killed in workers, (killed, workers, _holders(pipe))
+            # The retried task must read the file once, whole: the path becomes a plain
+            # file while the doomed worker still waits on the pipe it opened.
+            pipe.unlink()
+            shutil.copy(slow, pipe)
             os.kill(killed, signal.SIGKILL)
             os.close(writer)
-            _released(pipe)
-            feeder = threading.Thread(target=_feed, args=(pipe, slow.read_bytes(), stop), daemon=True)
-            feeder.start()  # serves the task the scheduler retried
             out, _err = run.communicate(timeout=120)
         finally:
             run.kill()
-            stop.set()
     expected = local("lint", str(expected_dir), "-o", "json", cwd=ROOT)
     assert (run.returncode, out.decode().replace(str(source), str(expected_dir))) == expected[:2]
     assert "zz-pipe.jsonl" in out.decode()
@@ -253,28 +251,3 @@ def _holder(pipe: Path, timeout: float = 30) -> int:
             return found[0]
         time.sleep(0.02)
     raise AssertionError("no process holds the pipe")
-
-
-def _released(pipe: Path, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while _holders(pipe):
-        assert time.monotonic() < deadline, "the killed worker still holds the pipe"
-        time.sleep(0.02)
-
-
-def _feed(pipe: Path, data: bytes, stop: threading.Event) -> None:
-    """Whoever opens the pipe to read gets the whole file, until the run is over."""
-    while not stop.is_set():
-        try:
-            fd = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError:  # no reader yet
-            time.sleep(0.02)
-            continue
-        os.set_blocking(fd, True)
-        try:
-            os.write(fd, data)
-        except BrokenPipeError:
-            pass
-        finally:
-            os.close(fd)
-        _released(pipe, timeout=60)  # that reader is done before another may open it
