@@ -42,15 +42,20 @@ def names() -> tuple[str, ...]:
     return tuple(reader.name for reader in all_readers())
 
 
+def claim(reader: Reader, source: Source) -> Detection | None:
+    """``reader``'s claim on the file, if its detection makes one."""
+    try:
+        return reader.detect(source)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        return None  # malformed look-alike: this reader does not understand it
+
+
 def detect(source: Source) -> tuple[Reader, Detection] | None:
     best: tuple[Reader, Detection] | None = None
     for reader in all_readers():
-        try:
-            claim = reader.detect(source)
-        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
-            claim = None  # malformed look-alike: this reader does not understand it
-        if claim is not None and (best is None or claim.score > best[1].score):
-            best = (reader, claim)
+        found = claim(reader, source)
+        if found is not None and (best is None or found.score > best[1].score):
+            best = (reader, found)
     return best
 
 
