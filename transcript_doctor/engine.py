@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from transcript_doctor import checks, guard, readers
+from transcript_doctor import checks, guard, prescreen, readers
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
@@ -87,6 +87,10 @@ def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
 def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
     """Lint one file and keep what was read, for ``fix`` to plan its edits on."""
     options = options.for_path(path)
+    if options.reader is None:
+        why = prescreen.not_a_transcript(path, data)  # a large export: not parsed to be skipped
+        if why is not None:
+            return FileReport(path, skipped=f"not a transcript: {why}"), None
     try:
         source = sniff(path, data)
     except NotJson as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from transcript_doctor import readers, walk
+from transcript_doctor import prescreen, readers, walk
 from transcript_doctor.checks import unknown_layout
 from transcript_doctor.engine import Options
 from transcript_doctor.source import NotJson, sniff
@@ -35,6 +35,9 @@ def run(paths: list[str], options: Options) -> int:
 
 def explain(path: str, data: bytes, options: Options) -> str:
     options = options.for_path(path)
+    why = prescreen.not_a_transcript(path, data) if options.reader is None else None
+    if why is not None:
+        return f"not a transcript ({why})"
     try:
         source = sniff(path, data)
     except NotJson as exc:

@@ -64,7 +64,7 @@ CONTENT_KEYS = frozenset({"content", "message", "parts", "text", "value", "paylo
 LIST_KEYS = ("messages", "history", "conversation", "conversations", "events", "items", "contents")
 
 
-def _message_like(item: Any) -> bool:
+def message_like(item: Any) -> bool:
     return isinstance(item, dict) and not SPEAKER_KEYS.isdisjoint(item) and not CONTENT_KEYS.isdisjoint(item)
 
 
@@ -89,7 +89,7 @@ def conversation_hint(source: Source) -> str | None:
     sample = items[:50]
     if not sample:
         return None
-    like = sum(1 for item in sample if _message_like(item))
+    like = sum(1 for item in sample if message_like(item))
     if like * 2 < len(sample):
         return None
     keys = sorted({k for item in sample if isinstance(item, dict) for k in item})[:6]
