@@ -66,7 +66,11 @@ def test_lint_hook_fails_on_damage_and_fix_hook_repairs_it(tmp_path: Path) -> No
     assert again.returncode == 0, again.stdout + again.stderr
 
 
-QWEN = FIXTURES / "qwen-code" / "gen-request-timeout-persisted-0.15.6__e008e66c-179a-4d66-a640-2a542fd723be.jsonl"
+QWEN = (
+    FIXTURES
+    / "qwen-code"
+    / "gen-request-timeout-persisted-0.15.6__e008e66c-179a-4d66-a640-2a542fd723be.jsonl"
+)
 
 
 def test_hooks_see_a_crash_damaged_transcript(tmp_path: Path) -> None:
