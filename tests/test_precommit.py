@@ -96,3 +96,24 @@ def test_hooks_see_a_crash_damaged_transcript(tmp_path: Path) -> None:
     fix = _try_repo(repo, "transcript-doctor-fix", env)
     assert fix.returncode == 1, fix.stdout + fix.stderr  # the file was modified
     assert session.read_bytes() == kept
+
+
+def test_readme_rev_is_the_release_tag_of_this_version() -> None:
+    """The README's `rev:` must name the tag of the version it documents (the lead tags
+    each release `v<version>`)."""
+    import re
+
+    from transcript_doctor import __version__
+
+    revs = re.findall(r"^\s+rev: (\S+)", (ROOT / "README.md").read_text(), re.MULTILINE)
+    assert revs == [f"v{__version__}"]
+
+
+def test_hooks_take_every_file_the_pattern_names() -> None:
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert {hook["id"]: hook["types"] for hook in hooks} == {
+        "transcript-doctor": ["file"],
+        "transcript-doctor-fix": ["file"],
+    }
