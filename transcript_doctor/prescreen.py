@@ -31,7 +31,7 @@ PREFIX = 1 << 20  # the bytes the first array items are parsed from
 HEAD = 65536  # as engine._conversation_bytes looks for TD001
 HINT_SAMPLE = 50  # readers.conversation_hint's sample
 ITEM_KEYS = frozenset({"role", "type", "task"})
-DOCUMENT_KEYS = (*LIST_KEYS, "files_in_context")
+DOCUMENT_KEYS = (*LIST_KEYS, "clientHistory", "files_in_context")  # + gemini-checkpoint /restore
 CONVERSATION_BYTES = (b'"role"', b'"messages"', b'"parts"', b'"content"', b'"history"')
 _WHITESPACE = " \t\r\n"
 
