@@ -30,7 +30,9 @@ def _catalog() -> catalog.Catalog:
 def lint_bytes(
     name: str, data: bytes, reader: str | None = None, select: tuple[str, ...] = ("ALL",)
 ) -> engine.FileReport:
-    options = engine.Options(Selection.build(select), _catalog(), reader)
+    # A reader named here reads the text past its detection (as fix re-reads its own edits):
+    # reader tests feed it foreign shapes on purpose.  The CLI's --reader checks the layout.
+    options = engine.Options(Selection.build(select), _catalog(), reader, pinned=reader is not None)
     return engine.lint_bytes(name, data, options)
 
 
@@ -108,7 +110,9 @@ def fix(
 
     path = Path(path)
     data = path.read_bytes()
-    options = engine.Options(Selection.build(select), _catalog(), reader, unsafe_fixes=unsafe)
+    options = engine.Options(
+        Selection.build(select), _catalog(), reader, unsafe_fixes=unsafe, pinned=reader is not None
+    )
     outcome = fixer.fix_bytes(path.name, data, options)
     assert outcome.error is None, outcome.error
     assert fixer.undo(outcome.after, outcome.steps) == data

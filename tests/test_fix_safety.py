@@ -340,7 +340,7 @@ def test_terminal_says_why_each_repair_was_rolled_back(tmp_path: Path) -> None:
     assert result.stderr.splitlines() == [
         f"{path}:2: TD001 a torn record glued to the next one on one line [not fixed: rolled back: "
         "the repaired file would be detected as anthropic-messages, not openai-chat, and read differently]",
-        "Fixed 0 finding(s) in 0 file(s); 1 left.",
+        "Would fix 0 finding(s) in 0 file(s); 1 left.",  # --diff wrote nothing (issue 17)
     ]
 
 

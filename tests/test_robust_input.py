@@ -279,7 +279,8 @@ def test_fix_summary_holds_no_control_character(tmp_path: Path, mode: tuple[str,
     (tmp_path / "s\x1b[31m.jsonl").write_bytes(damaged)
     result = cli("fix", *mode, "hostile.json", "osc-st.json", "s\x1b[31m.jsonl", cwd=tmp_path)
     summary = result.stderr if mode == ("--diff",) else result.stdout
-    assert "s\\x1b[31m.jsonl: " in summary and "Fixed 4 finding(s) in 3 file(s)" in summary
+    done = "Would fix" if mode == ("--diff",) else "Fixed"
+    assert "s\\x1b[31m.jsonl: " in summary and f"{done} 4 finding(s) in 3 file(s)" in summary
     assert UNSAFE.search(summary) is None
     assert not any(line.startswith("::") for line in summary.splitlines())
 

@@ -94,6 +94,16 @@ ForceExcludeOpt = Annotated[
     bool,
     typer.Option("--force-exclude", help="Apply exclusions even to paths named explicitly (pre-commit)."),
 ]
+HiddenOpt = Annotated[
+    bool,
+    typer.Option("--hidden", help="Walk hidden folders too (.claude, .codex, .gemini…); .git stays skipped."),
+]
+StdinFilenameOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--stdin-filename", help="The name of the file read from '-' (for reports and configuration)."
+    ),
+]
 RedactOpt = Annotated[bool, typer.Option("--redact", help="No conversation excerpts in messages.")]
 # The options ruff users expect (issue 17); their work lives in output.py, baseline.py, showing.py.
 ColorOpt = Annotated[
@@ -156,13 +166,9 @@ def _settings(
         )
     try:
         settings = config.load(config_file)
-        for _pattern, name in settings.readers:
-            if readers.by_name(name) is None:
-                raise config.ConfigError(f"{settings.path}: readers: unknown reader {name!r}")
+        config.check(settings, readers.names(), Selection.build)
         chosen, extended, ignored = config.merged(settings, _split(select), _split(extend), _split(ignore))
         selection = Selection.build(chosen, extended, ignored)
-        for _pattern, selectors in settings.per_file_ignores:
-            Selection.build(selectors)
         loaded = catalog.load(settings.extend_catalog)
     except SelectionError as exc:
         raise typer.BadParameter(str(exc), param_hint="--select/--extend-select/--ignore") from None
@@ -223,6 +229,8 @@ def lint(
         bool, typer.Option("--show-fixes", help="Under each finding, say what fix would do and its class.")
     ] = False,
     scheduler: SchedulerOpt = None,
+    hidden: HiddenOpt = False,
+    stdin_filename: StdinFilenameOpt = None,
 ) -> None:
     """Check transcripts and report findings (exit 1 if any)."""
     from dataclasses import replace
@@ -242,7 +250,8 @@ def lint(
         fix(paths, reader=reader, select=select, extend_select=extend_select, ignore=ignore,
             config_file=config_file, exit_zero=exit_zero, fail_on=fail_on, quiet=quiet,
             force_exclude=force_exclude, redact=redact, jobs=jobs, no_progress=no_progress,
-            color=color, verbose=verbose, unsafe_fixes=unsafe_fixes)  # fmt: skip
+            color=color, verbose=verbose, unsafe_fixes=unsafe_fixes, hidden=hidden,
+            stdin_filename=stdin_filename)  # fmt: skip
         return
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")
@@ -266,6 +275,7 @@ def lint(
         output_format.value, statistics, quiet, not no_progress, jobs, force_exclude,
         show_fixes=show_fixes, baseline=baseline_file, write_baseline=write_baseline, output_file=output_file,
         color=None if color is Color.auto else color is Color.always, verbose=verbose,
+        hidden=hidden, stdin_filename=stdin_filename,
     )  # fmt: skip
     try:
         if scheduler is not None or _remote(paths):
@@ -288,8 +298,13 @@ def lint(
 def fix(
     paths: Paths = None,
     out: Annotated[
-        str, typer.Option("--out", help="Folder (or URL) for repaired copies (mirrors the input paths).")
-    ] = "transcript-doctor-fixed",
+        str | None,
+        typer.Option(
+            "--out",
+            help="Folder (or URL) for repaired copies (mirrors the input paths).",
+            show_default="transcript-doctor-fixed",
+        ),
+    ] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Replace the originals atomically.")] = False,
     diff: Annotated[
         bool, typer.Option("--diff", help="Print the diff of what would change; write nothing.")
@@ -311,6 +326,8 @@ def fix(
     verbose: VerboseOpt = False,
     unsafe_fixes: UnsafeFixesOpt = False,
     scheduler: SchedulerOpt = None,
+    hidden: HiddenOpt = False,
+    stdin_filename: StdinFilenameOpt = None,
 ) -> None:
     """Repair transcripts minimally: copies under --out, or --in-place, or --diff."""
     from dataclasses import replace
@@ -319,15 +336,19 @@ def fix(
 
     if in_place and diff:
         raise typer.BadParameter("--in-place and --diff exclude each other", param_hint="--diff")
+    if out is not None and (in_place or diff):
+        other = "--in-place" if in_place else "--diff"
+        raise typer.BadParameter(f"--out and {other} exclude each other", param_hint="--out")
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")
     options = _settings(reader, select, extend_select, ignore, config_file, redact)
     options = replace(options, unsafe_fixes=unsafe_fixes)
     mode = "diff" if diff else "in-place" if in_place else "out"
+    out = out or "transcript-doctor-fixed"
     plan = fixing.Plan(
         mode, Path(out), report, Severity(fail_on.value), quiet, force_exclude,
         jobs=jobs, progress=not no_progress, color=None if color is Color.auto else color is Color.always,
-        verbose=verbose,
+        verbose=verbose, hidden=hidden, stdin_filename=stdin_filename,
     )  # fmt: skip
     if scheduler is not None or _remote(paths) or "://" in out:
         from transcript_doctor import fleet
@@ -380,41 +401,16 @@ def rule_doc(
 
 
 @app.command()
-def formats(paths: Paths = None) -> None:
+def formats(paths: Paths = None, reader: ReaderOpt = None, config_file: ConfigOpt = None) -> None:
     """List the readers; with paths, say which reader claims each file and why."""
-    from transcript_doctor import walk
-    from transcript_doctor.safetext import printable
-    from transcript_doctor.source import NotJson, sniff
-
     if not paths:
-        for reader in readers.all_readers():
-            typer.echo(f"{reader.name:<20} {reader.summary}")
+        for known in readers.all_readers():
+            typer.echo(f"{known.name:<20} {known.summary}")
         return
-    failed = False
-    for target in walk.expand(paths):
-        if isinstance(target, OSError):
-            _error(f"cannot read {target.filename}: {target.strerror}")
-            failed = True
-            continue
-        try:
-            data = sys.stdin.buffer.read() if target.path == "-" else Path(target.path).read_bytes()
-        except OSError as exc:
-            _error(f"cannot read {target.path}: {exc.strerror}")
-            failed = True
-            continue
-        try:
-            claim = readers.detect(sniff(target.path, data))
-        except NotJson as exc:
-            typer.echo(f"{printable(target.path)}: not a transcript ({exc})")
-            continue
-        if claim is None:
-            typer.echo(f"{printable(target.path)}: no reader recognises it")
-        else:
-            _reader, detection = claim
-            what = detection.reader if detection.transcript else f"{detection.reader}, skipped"
-            typer.echo(f"{printable(target.path)}: {what} ({printable(detection.reason)})")
-    if failed:
-        raise typer.Exit(EXIT_ERROR)
+    from transcript_doctor import formats as explain
+
+    options = _settings(reader, None, None, None, config_file, False)
+    raise typer.Exit(explain.run(paths, options))
 
 
 def run(args: list[str]) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
@@ -59,10 +59,15 @@ class Config:
         return tuple(found)
 
     def reader_for(self, path: str) -> str | None:
+        rule = self.reader_rule(path)
+        return None if rule is None else rule[1]
+
+    def reader_rule(self, path: str) -> tuple[str, str] | None:
+        """The first ``readers`` entry (glob, reader) that matches ``path``."""
         rel = self.relative(path)
         for pattern, reader in self.readers:
             if matches(pattern, rel):
-                return reader
+                return pattern, reader
         return None
 
     def excluded(self, path: str) -> bool:
@@ -163,6 +168,44 @@ def _mapping(table: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: {key} must be a table")
     return value
+
+
+def check(config: Config, reader_names: Iterable[str], selection: Callable[[list[str]], object]) -> None:
+    """Every reader name and rule selector of the file is valid; else a ConfigError that
+    names the file, the key and the bad value, with the nearest valid one."""
+    if config.path is None:
+        return
+    prefix = "tool.transcript-doctor." if config.path.name == "pyproject.toml" else ""
+    names = list(reader_names)
+    for pattern, name in config.readers:
+        if name not in names:
+            import difflib
+
+            near = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+            hint = f"did you mean {near[0]!r}?" if near else f"choose from {', '.join(names)}"
+            raise ConfigError(
+                f"{config.path}: {prefix}readers.{_key(pattern)}: unknown reader {name!r} ({hint})"
+            )
+    keyed = [
+        ("select", config.select or ()),
+        ("extend-select", config.extend_select),
+        ("ignore", config.ignore),
+    ]
+    keyed += [
+        (f"per-file-ignores.{_key(pattern)}", selectors) for pattern, selectors in config.per_file_ignores
+    ]
+    for key, selectors in keyed:
+        for selector in selectors:
+            try:
+                selection([selector])
+            except ValueError as exc:
+                raise ConfigError(f"{config.path}: {prefix}{key}: {exc}") from None
+
+
+def _key(pattern: str) -> str:
+    """A TOML key as it would be written: bare when it can be, else quoted."""
+    bare = pattern.isascii() and pattern.replace("-", "").replace("_", "").isalnum()
+    return pattern if bare else '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def merged(

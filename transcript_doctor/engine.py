@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from transcript_doctor import checks, guard, readers
+from transcript_doctor import checks, guard, prescreen, readers
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
@@ -15,7 +15,7 @@ from transcript_doctor.checks.plain import Screen
 from transcript_doctor.config import Config
 from transcript_doctor.editing import Splice
 from transcript_doctor.model import Applicability, Finding, Origin
-from transcript_doctor.readers.base import Reader, Transcript, preview
+from transcript_doctor.readers.base import Detection, Reader, Transcript, preview
 from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
 
 
@@ -29,16 +29,26 @@ class Options:
     with_edits: bool = False  # attach each fixable finding's splices (SARIF fixes)
     screen: bool = True  # skip building conversations proven clean (off: tests compare)
     unsafe_fixes: bool = False  # repairs that may destroy real output count as fixable
+    # Where the forced reader comes from, for the TD002 that reports a mismatch.
+    forced_by: str = "--reader"
+    # The reader was chosen by this run itself (fix re-reading its own edits): not checked.
+    pinned: bool = False
 
     def for_path(self, path: str) -> Options:
         """The options for one file: per-file-ignores and reader globs applied."""
         if self.config is None or path == "-":
             return self
         ignored = self.config.ignored(path)
-        reader = self.reader or self.config.reader_for(path)
+        forced_by = self.forced_by
+        reader = self.reader
+        if reader is None:
+            rule = self.config.reader_rule(path)
+            if rule is not None:
+                where = self.config.path.name if self.config.path is not None else "configuration"
+                reader, forced_by = rule[1], f"the readers glob {rule[0]!r} in {where}"
         if not ignored and reader == self.reader:
             return self
-        return replace(self, selection=self.selection.without(ignored), reader=reader)
+        return replace(self, selection=self.selection.without(ignored), reader=reader, forced_by=forced_by)
 
 
 @dataclass(slots=True)
@@ -77,11 +87,17 @@ def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
 def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
     """Lint one file and keep what was read, for ``fix`` to plan its edits on."""
     options = options.for_path(path)
+    if options.reader is None:
+        why = prescreen.not_a_transcript(path, data)  # a large export: not parsed to be skipped
+        if why is not None:
+            return FileReport(path, skipped=f"not a transcript: {why}"), None
     try:
         source = sniff(path, data)
     except NotJson as exc:
         return FileReport(path, skipped=f"not a transcript: {exc}"), None
     reader, skipped = _choose(source, options)
+    if isinstance(reader, Mismatch):
+        return _mismatch(source, options, reader), None
     if reader is None:
         return _unclaimed(source, options, skipped), None
     source.loader = reader.loader  # before any record is read past detection
@@ -152,12 +168,28 @@ def _locate(transcript: Transcript, finding: Finding, ctx: Context, unsafe_fixes
     return Located(finding, origin, fixable, applicability=applicability)
 
 
-def _choose(source: Source, options: Options) -> tuple[Reader | None, str | None]:
-    if options.reader is not None:
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """A forced reader whose detection does not claim the file."""
+
+    forced: str
+    claimed_by: tuple[Reader, Detection] | None
+
+
+def _choose(source: Source, options: Options) -> tuple[Reader | Mismatch | None, str | None]:
+    unparsed = source.container is Container.JSON and source.value is None
+    if options.reader is not None and not unparsed:
         forced = readers.by_name(options.reader)
         assert forced is not None, "the CLI validates reader names"
-        return forced, None
-    if source.container is Container.JSON and source.value is None:
+        if options.pinned:
+            return forced, None
+        # A reader made to read another layout finds bogus damage (and fix acts on it) or
+        # none at all: it only chooses among the readers whose detection claims the file.
+        own = readers.claim(forced, source)
+        if own is None:
+            return Mismatch(forced.name, readers.detect(source)), None
+        return (forced, None) if own.transcript else (None, own.reason)
+    if unparsed:
         return None, None  # does not parse: TD001 if it looks like a conversation
     claim = readers.detect(source)
     if claim is None:
@@ -166,6 +198,14 @@ def _choose(source: Source, options: Options) -> tuple[Reader | None, str | None
     if not detection.transcript:
         return None, detection.reason
     return reader, None
+
+
+def _mismatch(source: Source, options: Options, mismatch: Mismatch) -> FileReport:
+    finding = unknown_layout.mismatch(options.forced_by, mismatch.forced, mismatch.claimed_by)
+    if unknown_layout.RULE not in options.selection:
+        # Never a silent pass: without TD002 the file is skipped, and said to be.
+        return FileReport(source.path, skipped=finding.message)
+    return FileReport(source.path, None, [Located(finding, finding.origin, False)])
 
 
 def _unclaimed(source: Source, options: Options, companion: str | None) -> FileReport:

@@ -90,7 +90,7 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
         outcome.remaining = [(f, "no reader understands this file") for f in report.findings]
         return outcome
     # Re-read with the same reader: an edit must not change how the file is understood.
-    pinned = replace(options, reader=transcript.reader.name)
+    pinned = replace(options, reader=transcript.reader.name, pinned=True)
     run = _Run(path, pinned, _detected(transcript.source))
     original = report.findings
     # Repairs whose errors stayed at the end are banned and the file repaired again from

@@ -17,6 +17,7 @@ from transcript_doctor import (
     mirror,
     output,
     progress,
+    reporters,
     reportfile,
     walk,
     writer,
@@ -45,12 +46,17 @@ class Plan:
     progress: bool = True
     color: bool | None = None  # None: when standard output is a terminal
     verbose: bool = False
+    hidden: bool = False
+    stdin_filename: str | None = None
 
 
 @dataclass(slots=True)
 class Tally:
     outcomes: list[Outcome] = field(default_factory=list)
     failed: bool = False
+    errors: int = 0  # paths that could not be read, fixed or written (each said on stderr)
+    unwritten: list[Outcome] = field(default_factory=list)  # repaired, but the write failed
+    vendor_folders: list[str] = field(default_factory=list)
 
 
 def run(paths: list[str], options: Options, plan: Plan) -> int:
@@ -60,7 +66,7 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
     messages = cast(TextIO, output.Current("stderr" if stdin or plan.mode == "diff" else "stdout"))
     tally = Tally()
     excluded = options.config.excluded if options.config is not None else None
-    targets = list(walk.expand(paths, excluded, plan.force_exclude))
+    targets = list(walk.expand(paths, excluded, plan.force_exclude, plan.hidden, tally.vendor_folders))
     try:
         sink = _Sink.open(plan)
     except reportfile.ReportError as exc:
@@ -77,11 +83,15 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
                     if isinstance(target, OSError):
                         _error(f"cannot read {target.filename}: {target.strerror}")
                         tally.failed = True
+                        tally.errors += 1
                         continue
                     outcome = _fix_one(target, options, plan, messages, sink, prefetch)
-                    bar.advance(outcome.read if outcome is not None else 0)
-                    if outcome is None:
+                    if isinstance(outcome, Unwritten):
+                        tally.unwritten.append(outcome.outcome)
+                    bar.advance(_read(outcome))
+                    if outcome is None or isinstance(outcome, Unwritten):
                         tally.failed = True
+                        tally.errors += 1
                         continue
                     tally.outcomes.append(outcome)
         except KeyboardInterrupt as exc:
@@ -94,7 +104,7 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
         _error(f"interrupted; {done} file(s) were repaired before it, every other file is as it was")
         return interrupts.status(interrupted)
     if not plan.quiet:
-        _summary(tally, messages)
+        _summary(tally, messages, plan.mode == "diff")
     if tally.failed:
         return 2
     changed = any(o.changed for o in tally.outcomes)
@@ -141,6 +151,19 @@ class _Released(Outcome):
     @property
     def changed(self) -> bool:
         return self.was_changed
+
+
+@dataclass(frozen=True, slots=True)
+class Unwritten:
+    """A file repaired in memory whose repair could not be written: nothing was fixed."""
+
+    outcome: _Released
+
+
+def _read(result: _Released | Unwritten | None) -> int:
+    if result is None:
+        return 0
+    return result.outcome.read if isinstance(result, Unwritten) else result.read
 
 
 def _released(outcome: Outcome) -> _Released:
@@ -224,7 +247,7 @@ def _fix_one(
     messages: TextIO,
     sink: _Sink,
     prefetch: fixpool.Prefetch | None = None,
-) -> _Released | None:
+) -> _Released | Unwritten | None:
     path = target.path
     original: writer.Original | None = None
     if path in sink.clashes:
@@ -242,7 +265,8 @@ def _fix_one(
         return None
     try:
         outcome = prefetch.take(path, data) if prefetch is not None else None
-        outcome = outcome or fix_bytes(path, data, options)
+        name = plan.stdin_filename if path == "-" and plan.stdin_filename else path
+        outcome = outcome or fix_bytes(name, data, options)
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
         _error(f"internal error while fixing {path}: {exc!r}")
         return None
@@ -275,15 +299,15 @@ def _fix_one(
             raise writer.WriteRefused(f"{exc}; {path} not written") from None
 
     try:
-        if path == "-":
-            record()
-            sys.stdout.buffer.write(outcome.after)
-            sys.stdout.flush()
-        elif plan.mode == "diff":
+        if plan.mode == "diff":  # of standard input too: a diff, not the repaired text
             record()
             color = output.wanted("auto", sys.stdout) if plan.color is None else plan.color
             # A patch file keeps the bytes; a terminal gets no escape sequence.
             sys.stdout.write(output.diff(printable_inline(diff) if sys.stdout.isatty() else diff, color))
+        elif path == "-":
+            record()
+            sys.stdout.buffer.write(outcome.after)
+            sys.stdout.flush()
         elif plan.mode == "in-place":
             assert original is not None
             writer.replace(original, outcome.after, record)
@@ -295,11 +319,11 @@ def _fix_one(
     except (writer.WriteRefused, OSError) as exc:
         sink.settle(number, reportfile.NOT_REPLACED)
         _error(str(exc) if isinstance(exc, writer.WriteRefused) else f"cannot write {path}: {exc.strerror}")
-        return None
+        return Unwritten(_released(outcome))
     except Exception as exc:  # the undo record could not be made: the file was not touched
         sink.settle(number, reportfile.NOT_REPLACED)
         _error(f"internal error while writing {path}: {exc!r}")
-        return None
+        return Unwritten(_released(outcome))
     sink.settle(number, reportfile.REPLACED, diff)
     if not plan.quiet:
         rules = ", ".join(sorted({a.rule for a in outcome.applied}))
@@ -308,7 +332,7 @@ def _fix_one(
     return _released(outcome)
 
 
-def _summary(tally: Tally, out: TextIO) -> None:
+def _summary(tally: Tally, out: TextIO, diff: bool = False) -> None:
     for outcome in tally.outcomes:
         for located, why in outcome.remaining:
             finding = located.finding
@@ -319,10 +343,22 @@ def _summary(tally: Tally, out: TextIO) -> None:
         for note in outcome.rolled_back:
             if note.startswith("all:"):  # the others are said with the finding they concern
                 out.write(f"{printable(outcome.path)}: rolled back {printable(note)}\n")
+    # Numbers that are true: a repair that could not be written fixed nothing, and what
+    # it would have fixed is still in the file.
     fixed = sum(len(o.applied) for o in tally.outcomes)
     files = sum(1 for o in tally.outcomes if o.changed)
     left = sum(len(o.remaining) for o in tally.outcomes)
-    out.write(f"Fixed {fixed} finding(s) in {files} file(s); {left} left.\n")
+    left += sum(len(o.applied) + len(o.remaining) for o in tally.unwritten)
+    checked = sum(1 for o in tally.outcomes + tally.unwritten if o.skipped is None)
+    skipped = sum(1 for o in tally.outcomes if o.skipped is not None)
+    if not checked:
+        out.write("No transcripts checked.\n")
+    else:
+        verb = "Would fix" if diff else "Fixed"
+        out.write(f"{verb} {fixed} finding(s) in {files} file(s); {left} left.\n")
+    if tally.errors:
+        noun = "path" if tally.errors == 1 else "paths"
+        out.write(f"{tally.errors} {noun} could not be read, fixed or written (see above).\n")
     hidden = sum(
         1
         for o in tally.outcomes
@@ -332,6 +368,8 @@ def _summary(tally: Tally, out: TextIO) -> None:
     if hidden:
         what = "1 hidden fix" if hidden == 1 else f"{hidden} hidden fixes"
         out.write(f"{what} can be enabled with the `--unsafe-fixes` option.\n")
+    for line in [*reporters.skipped_lines(skipped), *reporters.vendor_notes(tuple(tally.vendor_folders))]:
+        out.write(line + "\n")
 
 
 def _error(message: str) -> None:

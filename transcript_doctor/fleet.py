@@ -119,7 +119,7 @@ def fix(paths: list[str], out: str, options: Options, plan: fixing.Plan, schedul
     tally = fixing.Tally(list[Outcome](kept), failed)
     failed = _write_report(kept, out, plan) or failed
     if not plan.quiet:
-        fixing._summary(tally, sys.stderr if plan.mode == "diff" else sys.stdout)
+        fixing._summary(tally, sys.stderr if plan.mode == "diff" else sys.stdout, plan.mode == "diff")
     if failed:
         return 2
     if plan.mode == "diff" and any(r.changed for r in tally.outcomes):

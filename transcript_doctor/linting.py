@@ -34,6 +34,8 @@ class Plan:
     color: bool | None = None  # None: when the output is a terminal
     verbose: bool = False
     show_fixes: bool = False
+    hidden: bool = False
+    stdin_filename: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +48,12 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
         options = replace(options, with_edits=True)
     excluded = options.config.excluded if options.config is not None else None
     targets: list[walk.Target] = []
-    failed = False
-    for target in walk.expand(paths, excluded, plan.force_exclude):
+    vendor_folders: list[str] = []
+    errors = 0
+    for target in walk.expand(paths, excluded, plan.force_exclude, plan.hidden, vendor_folders):
         if isinstance(target, OSError):
             _error(f"cannot read {target.filename}: {target.strerror}")
-            failed = True
+            errors += 1
         else:
             targets.append(target)
     known = _baseline(plan)
@@ -59,7 +62,7 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
     for target, report in zip(targets, reports, strict=True):
         if report.error is not None:
             _error(report.error)
-            failed = True
+            errors += 1
         elif report.skipped is not None and target.explicit and not plan.quiet:
             _error(f"{target.path}: skipped, {report.skipped}")
         if plan.verbose:
@@ -68,7 +71,7 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
         _error(f"checked {len(reports)} file(s) in {time.perf_counter() - started:.2f}s")
     if plan.write_baseline:
         assert plan.baseline is not None, "the CLI asks for --baseline with --write-baseline"
-        return _write_baseline(plan.baseline, reports, failed)
+        return _write_baseline(plan.baseline, reports, errors > 0)
     applied = known.apply(reports) if known is not None else None
     result = Result(
         reports,
@@ -80,7 +83,9 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
         stale=applied.stale if applied else 0,
         unsafe_fixes=options.unsafe_fixes,
         show_fixes=plan.show_fixes,
-        failed=failed,
+        errors=errors,
+        vendor_folders=tuple(vendor_folders),
+        failed=errors > 0,
     )
     with output.stream(plan.output_file) as out:
         if plan.statistics:
@@ -123,7 +128,7 @@ def _check_all(targets: list[walk.Target], options: Options, plan: Plan) -> Iter
     with progress.Bar(sizes, show, "checking") as bar:
         if jobs <= 1 or any(t.path == "-" for t in targets):
             for target, size in zip(targets, sizes, strict=True):
-                yield check(target.path, options, fingerprints)
+                yield check(target.path, options, fingerprints, plan.stdin_filename)
                 bar.advance(size)
             return
         # Imported here: a hook on a few files needs no pool.
@@ -147,12 +152,18 @@ def _check_all(targets: list[walk.Target], options: Options, plan: Plan) -> Iter
                     following += 1
 
 
-def check(path: str, options: Options, fingerprints: bool = False) -> FileReport:
-    """Lint one path; an unreadable file or a bug in a reader is that file's error only."""
+def check(
+    path: str, options: Options, fingerprints: bool = False, stdin_filename: str | None = None
+) -> FileReport:
+    """Lint one path; an unreadable file or a bug in a reader is that file's error only.
+
+    Standard input is reported (and configured) as ``stdin_filename`` when given."""
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
         return FileReport(path, error=f"cannot read {path}: {exc.strerror}")
+    if path == "-" and stdin_filename:
+        path = stdin_filename
     return check_data(path, data, options, fingerprints)
 
 

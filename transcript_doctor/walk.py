@@ -1,8 +1,8 @@
 """Expand command-line paths into the files to check.
 
-Folders are walked the way ruff walks them: hidden folders and ``.git`` are skipped,
-``.gitignore`` files (those of the folder's repository above it too) are honoured, and
-configured ``exclude`` globs apply; the temp files ``fix`` writes beside a transcript are
+Folders are walked the way ruff walks them: hidden folders (unless ``--hidden``) and
+``.git`` are skipped, ``.gitignore`` files (those of the folder's repository above it
+too) are honoured, and configured ``exclude`` globs apply; the temp files ``fix`` writes beside a transcript are
 never offered (``tempnames``).  Paths named explicitly are always checked unless
 ``--force-exclude`` asks for the exclusions to apply to them too, as pre-commit needs:
 it passes every staged file by name.
@@ -20,6 +20,16 @@ if TYPE_CHECKING:
     from transcript_doctor.gitignore import IgnoreFile
 
 from transcript_doctor import tempnames
+
+# Hidden folders where the vendors of the supported layouts keep sessions (the format
+# specs name them): a walk that skips one says so, or a home folder would "pass".
+VENDOR_FOLDERS = {
+    ".claude": "Claude Code",
+    ".codex": "Codex CLI",
+    ".gemini": "Gemini CLI",
+    ".qwen": "Qwen Code",
+    ".cline": "Cline",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +54,14 @@ def expand(
     paths: list[str],
     excluded: Callable[[str], bool] | None = None,
     force_exclude: bool = False,
+    hidden: bool = False,
+    vendor_folders: list[str] | None = None,
 ) -> Iterator[Target | OSError]:
-    """Files under ``paths`` in a stable order; unreadable folders come back as errors."""
+    """Files under ``paths`` in a stable order; unreadable folders come back as errors.
+
+    ``hidden`` walks hidden folders too; otherwise each skipped one of VENDOR_FOLDERS is
+    appended to ``vendor_folders``.
+    """
     skip = excluded or (lambda _path: False)
     for path in paths:
         if path == "-" or not os.path.isdir(path):
@@ -54,10 +70,12 @@ def expand(
             continue
         if force_exclude and skip(path):
             continue
-        yield from _walk(path, skip)
+        yield from _walk(path, skip, hidden, vendor_folders)
 
 
-def _walk(top: str, skip: Callable[[str], bool]) -> Iterator[Target | OSError]:
+def _walk(
+    top: str, skip: Callable[[str], bool], hidden: bool, vendor_folders: list[str] | None
+) -> Iterator[Target | OSError]:
     errors: list[OSError] = []
     ignores: dict[str, list[_Ignore]] = {top: _rules_above(os.path.abspath(top), include_self=False)}
     for root, dirs, files in os.walk(top, onerror=errors.append):
@@ -71,7 +89,11 @@ def _walk(top: str, skip: Callable[[str], bool]) -> Iterator[Target | OSError]:
         kept = []
         for name in sorted(dirs):
             path = _join(root, name)
-            if name.startswith(".") or skip(path) or _decide(rules, path, True):
+            if name == ".git" or skip(path) or _decide(rules, path, True):
+                continue
+            if name.startswith(".") and not hidden:
+                if name in VENDOR_FOLDERS and vendor_folders is not None:
+                    vendor_folders.append(path)
                 continue
             kept.append(name)
             ignores[os.path.join(root, name)] = rules

@@ -67,7 +67,28 @@ def find(key: str) -> Rule | None:
 
 
 class SelectionError(ValueError):
-    pass
+    """An unknown selector; the message says it and the nearest valid one."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        near = nearest(key)
+        hint = f" (did you mean {near!r}?)" if near else " (`transcript-doctor rules` lists them)"
+        super().__init__(f"unknown rule selector {key!r}{hint}")
+
+
+def nearest(key: str) -> str | None:
+    """The valid selector closest to a mistyped one: a code, a name or a code prefix."""
+    import difflib
+
+    every = rules()
+    if key[:2].upper() == "TD":
+        candidates = sorted({r.code for r in every} | {r.code[:3] for r in every})
+        found = difflib.get_close_matches(key.upper(), candidates, n=1, cutoff=0.6)
+        if not found and key[2:].isdigit() and len(key) == 5:  # TD999: the code nearest in number
+            return min((r.code for r in every), key=lambda code: abs(int(code[2:]) - int(key[2:])))
+    else:
+        found = difflib.get_close_matches(key.lower(), [r.name for r in every], n=1, cutoff=0.6)
+    return found[0] if found else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +126,6 @@ def _expand(keys: Iterable[str]) -> set[str]:
             continue
         matched = {r.code for r in every if r.code.startswith(key.upper()) or r.name == key.lower()}
         if not matched:
-            raise SelectionError(f"unknown rule selector {key!r}")
+            raise SelectionError(key)
         codes |= matched
     return codes

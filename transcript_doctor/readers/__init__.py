@@ -42,15 +42,20 @@ def names() -> tuple[str, ...]:
     return tuple(reader.name for reader in all_readers())
 
 
+def claim(reader: Reader, source: Source) -> Detection | None:
+    """``reader``'s claim on the file, if its detection makes one."""
+    try:
+        return reader.detect(source)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        return None  # malformed look-alike: this reader does not understand it
+
+
 def detect(source: Source) -> tuple[Reader, Detection] | None:
     best: tuple[Reader, Detection] | None = None
     for reader in all_readers():
-        try:
-            claim = reader.detect(source)
-        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
-            claim = None  # malformed look-alike: this reader does not understand it
-        if claim is not None and (best is None or claim.score > best[1].score):
-            best = (reader, claim)
+        found = claim(reader, source)
+        if found is not None and (best is None or found.score > best[1].score):
+            best = (reader, found)
     return best
 
 
@@ -59,7 +64,7 @@ CONTENT_KEYS = frozenset({"content", "message", "parts", "text", "value", "paylo
 LIST_KEYS = ("messages", "history", "conversation", "conversations", "events", "items", "contents")
 
 
-def _message_like(item: Any) -> bool:
+def message_like(item: Any) -> bool:
     return isinstance(item, dict) and not SPEAKER_KEYS.isdisjoint(item) and not CONTENT_KEYS.isdisjoint(item)
 
 
@@ -84,7 +89,7 @@ def conversation_hint(source: Source) -> str | None:
     sample = items[:50]
     if not sample:
         return None
-    like = sum(1 for item in sample if _message_like(item))
+    like = sum(1 for item in sample if message_like(item))
     if like * 2 < len(sample):
         return None
     keys = sorted({k for item in sample if isinstance(item, dict) for k in item})[:6]

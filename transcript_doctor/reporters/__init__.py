@@ -6,6 +6,7 @@ formats stay stable whatever the layouts do.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ class Run:
     stale: int = 0  # baseline entries of the checked files that matched no finding
     unsafe_fixes: bool = False  # unsafe repairs count as fixable
     show_fixes: bool = False  # say under each finding what fix would do
+    errors: int = 0  # paths that could not be read or checked (each said on stderr)
+    vendor_folders: tuple[str, ...] = ()  # hidden vendor session folders the walk skipped
 
     @property
     def findings(self) -> list[tuple[FileReport, Located]]:
@@ -68,17 +71,22 @@ def summary_lines(run: Run) -> list[str]:
         lines.extend(_fixable_lines(run))
     else:
         checked = sum(1 for r in run.reports if r.skipped is None and r.error is None)
-        lines.append(f"All checks passed ({checked} {'file' if checked == 1 else 'files'} checked).")
+        if not checked:
+            lines.append("No transcripts checked.")
+        elif run.errors:
+            lines.append(f"No findings in the {_files(checked)} checked.")
+        else:
+            lines.append(f"All checks passed ({_files(checked)} checked).")
+    if run.errors:
+        lines.append(f"{_files(run.errors, 'path')} could not be read or checked (see above).")
     if run.baselined:
         noun = "finding" if run.baselined == 1 else "findings"
         lines.append(f"{run.baselined} {noun} in the baseline not shown.")
     if run.stale:
         noun = "entry matches" if run.stale == 1 else "entries match"
         lines.append(f"{run.stale} baseline {noun} no finding any more; `--write-baseline` updates it.")
-    if run.skipped == 1:
-        lines.append("Skipped 1 file that is not a transcript.")
-    elif run.skipped:
-        lines.append(f"Skipped {run.skipped} files that are not transcripts.")
+    lines.extend(skipped_lines(run.skipped))
+    lines.extend(vendor_notes(run.vendor_folders))
     return lines
 
 
@@ -114,6 +122,27 @@ def fix_note(located: Located) -> str | None:
         first, last = located.fix_lines
         where = f"; changes line {first}" if first == last else f"; changes lines {first}-{last}"
     return f"{klass}: {rule.fix}{where} ({safety.reason})"
+
+
+def _files(count: int, noun: str = "file") -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def skipped_lines(count: int) -> list[str]:
+    if count == 1:
+        return ["Skipped 1 file that is not a transcript."]
+    return [f"Skipped {count} files that are not transcripts."] if count else []
+
+
+def vendor_notes(folders: tuple[str, ...]) -> list[str]:
+    """Hidden folders are skipped, and every vendor keeps its sessions in one: name them."""
+    from transcript_doctor.walk import VENDOR_FOLDERS
+
+    return [
+        f"Skipped the hidden folder {folder} ({VENDOR_FOLDERS[os.path.basename(folder)]} sessions): "
+        "name it, or pass --hidden."
+        for folder in folders
+    ]
 
 
 def record(report: FileReport, located: Located) -> dict[str, object]:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
+from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 import orjson
 
@@ -30,6 +33,7 @@ def _rule(rule: Rule) -> dict[str, Any]:
 
 
 def report(run: Run, out: TextIO) -> None:
+    root = source_root()
     findings = ordered(run)
     rules = sorted(
         {located.finding.rule.code: located.finding.rule for _, located in findings}.values(),
@@ -47,7 +51,7 @@ def report(run: Run, out: TextIO) -> None:
             "level": LEVEL[finding.rule.severity],
             "message": {"text": finding.message},
             "locations": [
-                {"physicalLocation": {"artifactLocation": {"uri": _uri(file.path)}, "region": region}}
+                {"physicalLocation": {"artifactLocation": location(file.path, root), "region": region}}
             ],
             "partialFingerprints": {"transcriptDoctor/v1": _fingerprint(file.path, located)},
         }
@@ -57,7 +61,7 @@ def report(run: Run, out: TextIO) -> None:
                     "description": {"text": finding.rule.fix or ""},
                     "artifactChanges": [
                         {
-                            "artifactLocation": {"uri": _uri(file.path)},
+                            "artifactLocation": location(file.path, root),
                             "replacements": [
                                 {
                                     "deletedRegion": {
@@ -86,6 +90,7 @@ def report(run: Run, out: TextIO) -> None:
                         "rules": [_rule(rule) for rule in rules],
                     }
                 },
+                "originalUriBaseIds": {SRCROOT: {"uri": _file_uri(root) + "/"}},
                 "results": results,
             }
         ],
@@ -93,8 +98,41 @@ def report(run: Run, out: TextIO) -> None:
     out.write(dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
 
 
-def _uri(path: str) -> str:
-    return path.replace("\\", "/").removeprefix("./")
+SRCROOT = "%SRCROOT%"
+
+
+def source_root() -> str:
+    """What relative URIs are relative to: the repository holding the current folder
+    (code scanning resolves them against the checkout), else the current folder."""
+    here = os.path.abspath(os.getcwd())
+    for folder in (Path(here), *Path(here).parents):
+        if (folder / ".git").exists():
+            return str(folder)
+    return here
+
+
+def location(path: str, root: str) -> dict[str, str]:
+    """A valid URI reference for ``path`` (spaces, ``#``, ``%`` and non-ASCII
+    percent-encoded): relative to ``root`` with its ``uriBaseId``, or a ``file://`` URI
+    for a file outside it.  ``-`` (standard input without ``--stdin-filename``) stays
+    ``-``: no file to point at."""
+    if path == "-":
+        return {"uri": "-"}
+    full = os.path.abspath(path)
+    rel = os.path.relpath(full, root)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+        return {"uri": _file_uri(full)}
+    return {"uri": _quote(Path(rel).as_posix()), "uriBaseId": SRCROOT}
+
+
+def _file_uri(path: str) -> str:
+    posix = Path(path).as_posix()
+    return "file://" + ("" if posix.startswith("/") else "/") + _quote(posix)
+
+
+def _quote(path: str) -> str:
+    # Bytes, so that a file name that is not UTF-8 (kept as surrogate escapes) round-trips.
+    return quote(os.fsencode(path), safe="/")
 
 
 def _fingerprint(path: str, located: Any) -> str:

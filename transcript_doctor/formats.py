@@ -1,0 +1,63 @@
+"""``formats PATH``: which reader claims each file and why, as ``lint`` decides it.
+
+A reader forced by ``--reader`` or a ``readers`` glob is explained the way ``lint`` treats
+it: it reads the file only where its own detection claims the layout, else TD002.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from transcript_doctor import prescreen, readers, walk
+from transcript_doctor.checks import unknown_layout
+from transcript_doctor.engine import Options
+from transcript_doctor.safetext import printable
+from transcript_doctor.source import NotJson, sniff
+
+
+def run(paths: list[str], options: Options) -> int:
+    """Print one line per file; returns the exit status (2 when a path cannot be read)."""
+    failed = False
+    for target in walk.expand(paths):
+        if isinstance(target, OSError):
+            _error(f"cannot read {printable(str(target.filename))}: {target.strerror}")
+            failed = True
+            continue
+        try:
+            data = sys.stdin.buffer.read() if target.path == "-" else Path(target.path).read_bytes()
+        except OSError as exc:
+            _error(f"cannot read {printable(target.path)}: {exc.strerror}")
+            failed = True
+            continue
+        print(f"{printable(target.path)}: {printable(explain(target.path, data, options))}")
+    return 2 if failed else 0
+
+
+def explain(path: str, data: bytes, options: Options) -> str:
+    options = options.for_path(path)
+    why = prescreen.not_a_transcript(path, data) if options.reader is None else None
+    if why is not None:
+        return f"not a transcript ({why})"
+    try:
+        source = sniff(path, data)
+    except NotJson as exc:
+        return f"not a transcript ({exc})"
+    if options.reader is not None:
+        forced = readers.by_name(options.reader)
+        assert forced is not None, "the CLI validates reader names"
+        detection = readers.claim(forced, source)
+        if detection is None:
+            return unknown_layout.mismatch(options.forced_by, forced.name, readers.detect(source)).message
+        what = detection.reader if detection.transcript else f"{detection.reader}, skipped"
+        return f"{what}, forced by {options.forced_by} ({detection.reason})"
+    claim = readers.detect(source)
+    if claim is None:
+        return "no reader recognises it"
+    _reader, detection = claim
+    what = detection.reader if detection.transcript else f"{detection.reader}, skipped"
+    return f"{what} ({detection.reason})"
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"transcript-doctor: {message}\n")
