@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, fix, records
+from support import FIXTURES, ROOT, fix, lint_bytes
 
 from transcript_doctor.model import Applicability
+from transcript_doctor.reporters import record
 
 WILD = FIXTURES / "wild"
 FILES = sorted(p for p in WILD.rglob("*") if p.suffix in (".json", ".jsonl"))
@@ -31,7 +32,9 @@ def test_every_vendor_folder_is_here() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=_id)
 def test_findings(path: Path, snapshot: object) -> None:
-    assert records(path) == snapshot
+    report = lint_bytes(path.relative_to(ROOT).as_posix(), path.read_bytes())
+    assert report.error is None, report.error
+    assert [record(report, f) for f in report.findings] == snapshot
 
 
 @pytest.mark.parametrize("path", FILES, ids=_id)
