@@ -277,6 +277,9 @@ def _fix_one(
     if outcome.skipped is not None and target.explicit and not plan.quiet and path != "-":
         _error(f"{path}: skipped, {outcome.skipped}")
     if not outcome.changed:
+        if path == "-" and plan.mode != "diff":  # a filter passes what it need not change
+            sys.stdout.buffer.write(outcome.after)
+            sys.stdout.flush()
         if plan.verbose and outcome.skipped is None:
             messages.write(f"{printable(path)}: nothing to fix\n")
         if outcome.skipped is None:
