@@ -200,6 +200,22 @@ def test_a_fix_killed_after_the_rename_leaves_a_journal_that_undoes_it(tmp_path:
     assert backup.endswith(".old") and (tmp_path / backup).read_bytes() == CHAT.read_bytes()
 
 
+def test_an_interrupt_right_after_the_rename_keeps_the_file_in_the_report(tmp_path: Path) -> None:
+    """SIGINT held during the swap arrives as soon as it ends: by then the report must
+    already say the file was replaced, or its undo steps are dropped with the journal."""
+    path = _copy(tmp_path)
+    report = tmp_path / "r.json"
+    args = ["after-rename", "fix", "--in-place", "--report", str(report), str(path)]
+    result = subprocess.run([sys.executable, "-c", INTERRUPTER, *args], capture_output=True, check=False)
+    assert result.returncode == 130, result.stderr
+    assert path.read_bytes() == _repaired(CHAT)
+    (entry,) = json.loads(report.read_text())["files"]
+    assert _undo(path.read_bytes(), entry["steps"]) == CHAT.read_bytes()
+
+
+INTERRUPTER = KILLER.replace("signal.SIGKILL", "signal.SIGINT")
+
+
 def test_a_second_name_left_by_a_kill_before_the_rename_is_named(tmp_path: Path) -> None:
     path = _copy(tmp_path)
     args = ["before-rename", "fix", "--in-place", str(path)]

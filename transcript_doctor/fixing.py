@@ -313,7 +313,9 @@ def _fix_one(
             sys.stdout.flush()
         elif plan.mode == "in-place":
             assert original is not None
-            writer.replace(original, outcome.after, record)
+            writer.replace(
+                original, outcome.after, record, lambda: sink.settle(number, reportfile.REPLACED, diff)
+            )
         else:
             record()
             writer.write_copy(
@@ -327,7 +329,8 @@ def _fix_one(
         sink.settle(number, reportfile.NOT_REPLACED)
         _error(f"internal error while writing {path}: {exc!r}")
         return Unwritten(_released(outcome))
-    sink.settle(number, reportfile.REPLACED, diff)
+    if plan.mode != "in-place" or path == "-":  # in place: settled inside the swap
+        sink.settle(number, reportfile.REPLACED, diff)
     if not plan.quiet:
         rules = ", ".join(sorted({a.rule for a in outcome.applied}))
         verb = "would fix" if plan.mode == "diff" else "fixed"

@@ -85,9 +85,15 @@ class _Kept:
             self.fd = -1
 
 
-def replace(original: Original, data: bytes, before: Callable[[], None] = lambda: None) -> None:
+def replace(
+    original: Original,
+    data: bytes,
+    before: Callable[[], None] = lambda: None,
+    after: Callable[[], None] = lambda: None,
+) -> None:
     """Atomically replace ``original.target`` with ``data``; ``before`` runs (the undo
-    record is written) once nothing can stop the replace but a crash."""
+    record is written) once nothing can stop the replace but a crash, and ``after`` (the
+    record says the file was replaced) before an interrupt held during the swap arrives."""
     target = original.target
     info = original.info
     if not stat.S_ISREG(info.st_mode):
@@ -122,7 +128,7 @@ def replace(original: Original, data: bytes, before: Callable[[], None] = lambda
                 _check_unchanged(kept, target)
                 before()
                 renaming, temp = temp, None
-                trouble = _swap(kept, lease, folder_fd, renaming, temp_fd, len(data), target)
+                trouble = _swap(kept, lease, folder_fd, renaming, temp_fd, len(data), target, after)
             finally:
                 lease.release()  # before our own open below, which would wait for it
             if trouble is not None:
@@ -184,6 +190,7 @@ def _swap(
     temp_fd: int,
     written: int,
     target: str,
+    after: Callable[[], None],
 ) -> tuple[str, bytes] | None:
     """Rename the repair over the original, then make sure nobody wrote to the original
     meanwhile.  If someone did, the original (appended bytes and all) is put back, and
@@ -208,13 +215,10 @@ def _swap(
             _hook("after-rename", target)
             now = os.fstat(kept.fd)
             grown = now.st_size - kept.original.info.st_size
-            if (
-                not grown
-                and now.st_mtime_ns == kept.original.info.st_mtime_ns
-                and not lease.opened_for_writing()
-            ):
-                return None
             opened = lease.opened_for_writing()
+            if not grown and now.st_mtime_ns == kept.original.info.st_mtime_ns and not opened:
+                after()
+                return None
             _restore(kept, folder_fd, backup)
             backup = None
             late = os.pread(temp_fd, max(os.fstat(temp_fd).st_size - written, 0), written)
