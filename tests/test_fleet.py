@@ -102,6 +102,24 @@ def test_lint_of_named_urls_and_a_missing_one(
     )
 
 
+def test_fix_out_never_overwrites_an_input(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the local ``fix --out .`` does, a copy that would land on its input is refused
+    before anything is written."""
+    damaged = FIXTURES / "openai-chat" / "damaged-fine-tuning.jsonl"
+    (tmp_path / "d.jsonl").write_bytes(damaged.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(
+        ["fix", "d.jsonl", "--out", f"file://{tmp_path}", "--scheduler", cluster.scheduler_address], capsys
+    )
+    assert (code, err) == (
+        2,
+        "transcript-doctor: the copy of d.jsonl would overwrite the input d.jsonl; choose another --out\n",
+    )
+    assert (tmp_path / "d.jsonl").read_bytes() == damaged.read_bytes()
+
+
 def test_fix_out_to_another_prefix_is_the_local_fix(
     cluster: Any, bucket: str, copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

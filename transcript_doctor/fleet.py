@@ -107,6 +107,8 @@ def fix(paths: list[str], out: str, options: Options, plan: fixing.Plan, schedul
         return 2
     try:
         targets, failed = _expand(paths, options, plan.force_exclude)
+        if plan.mode == "out" and (clash := _clash(out, targets, plan)) is not None:
+            raise FleetError(clash)
         with _client(scheduler, plan.jobs) as client:
             where = out if plan.mode == "out" else None
             results = list(_run(client, _fix_batch, targets, (options, where), _fix_failed))
@@ -152,6 +154,27 @@ def _show_fixed(target: Target, done: Fixed, plan: fixing.Plan) -> bool:
         messages = sys.stderr if plan.mode == "diff" else sys.stdout
         messages.write(f"{printable(done.path)}: {verb} {len(done.applied)} finding(s) ({rules})\n")
     return False
+
+
+def _clash(out: str, targets: list[Target], plan: fixing.Plan) -> str | None:
+    """Why the copies cannot all be written without overwriting an input, the report or
+    each other (as the local ``fix --out`` refuses), before anything is written."""
+
+    def where(name: str) -> str:
+        bare = name.removeprefix("file://")
+        return bare if "://" in bare else os.path.realpath(bare)
+
+    inputs = {where(t.url): t.path for t in targets}
+    report = str(plan.report) if plan.report is not None else _join(out, fixing.REPORT_NAME)
+    taken = {where(report): "the report", where(posixpath.splitext(report)[0] + ".diff"): "the report's diff"}
+    for target in targets:
+        copy = where(mirror(out, target.path))
+        if copy in inputs:
+            return f"the copy of {target.path} would overwrite the input {inputs[copy]}; choose another --out"
+        if copy in taken:
+            return f"the copy of {target.path} would overwrite {taken[copy]}; choose another --out"
+        taken[copy] = f"the copy of {target.path}"
+    return None
 
 
 def _write_report(results: list[Fixed], out: str, plan: fixing.Plan) -> bool:
