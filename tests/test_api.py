@@ -275,3 +275,10 @@ def test_the_typed_client_example_runs() -> None:
         "TD301 /1/tool_calls/0 tool call c1 (ls) has no result",
         "before resume: clean",
     ]
+
+
+def test_fix_bytes_takes_a_lone_surrogate() -> None:
+    """Issue 16 D12 in the API: the report entry is written as the CLI writes it."""
+    data = (Path(__file__).parent / "data" / "repro" / "surrogate-id.jsonl").read_bytes()
+    result = td.fix_bytes(data, name="s.jsonl")
+    assert json.loads(result.report)["unfixed"][0]["rule"] == "TD001"

@@ -128,9 +128,7 @@ def finding(path: str | None, reader: str | None, located: engine.Located, lines
 
 def fixed(outcome: Outcome, path: str | None = None, lines: bool = True) -> FixResult:
     """The public form of a fixer outcome (``path``: the name findings carry)."""
-    import orjson
-
-    from transcript_doctor import fixreport
+    from transcript_doctor import fixreport, safetext
 
     shown = outcome.path if path is None else path
     return FixResult(
@@ -155,7 +153,7 @@ def fixed(outcome: Outcome, path: str | None = None, lines: bool = True) -> FixR
         steps=tuple(Step(s.offset, s.old, s.new) for s in outcome.steps),
         rolled_back=tuple(outcome.rolled_back),
         skipped=outcome.skipped,
-        report=orjson.dumps(fixreport.file_entry(outcome)).decode(),
+        report=safetext.dumps(fixreport.file_entry(outcome)).decode(),
     )
 
 
