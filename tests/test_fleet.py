@@ -102,6 +102,22 @@ def test_lint_of_named_urls_and_a_missing_one(
     )
 
 
+def test_lint_fix_runs_on_the_scheduler_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lint --fix --scheduler`` is ``fix --scheduler``, not a local fix of the files."""
+    from transcript_doctor import fleet
+
+    asked: list[str | None] = []
+    monkeypatch.setattr(
+        fleet, "fix", lambda paths, out, options, plan, scheduler: asked.append(scheduler) or 0
+    )
+    path = tmp_path / "d.jsonl"
+    path.write_bytes((FIXTURES / "openai-chat" / "damaged-fine-tuning.jsonl").read_bytes())
+    assert run_cli(["lint", "--fix", "--scheduler", "tcp://127.0.0.1:1", str(path)], capsys)[0] == 0
+    assert asked == ["tcp://127.0.0.1:1"]
+
+
 def test_fix_out_never_overwrites_an_input(
     cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -250,8 +250,8 @@ def lint(
         fix(paths, reader=reader, select=select, extend_select=extend_select, ignore=ignore,
             config_file=config_file, exit_zero=exit_zero, fail_on=fail_on, quiet=quiet,
             force_exclude=force_exclude, redact=redact, jobs=jobs, no_progress=no_progress,
-            color=color, verbose=verbose, unsafe_fixes=unsafe_fixes, hidden=hidden,
-            stdin_filename=stdin_filename)  # fmt: skip
+            color=color, verbose=verbose, unsafe_fixes=unsafe_fixes, scheduler=scheduler,
+            hidden=hidden, stdin_filename=stdin_filename)  # fmt: skip
         return
     if quiet and verbose:
         raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")

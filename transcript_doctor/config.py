@@ -58,10 +58,6 @@ class Config:
                 found.extend(selectors)
         return tuple(found)
 
-    def reader_for(self, path: str) -> str | None:
-        rule = self.reader_rule(path)
-        return None if rule is None else rule[1]
-
     def reader_rule(self, path: str) -> tuple[str, str] | None:
         """The first ``readers`` entry (glob, reader) that matches ``path``."""
         rel = self.relative(path)
