@@ -213,6 +213,18 @@ def test_an_interrupt_right_after_the_rename_keeps_the_file_in_the_report(tmp_pa
     assert _undo(path.read_bytes(), entry["steps"]) == CHAT.read_bytes()
 
 
+def test_a_file_named_like_the_report_s_temp_file_is_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _copy(tmp_path)
+    mine = tmp_path / "r.json.tmp"
+    mine.write_bytes(b"the user's own file")
+    code, _, _ = _run("fix", "--in-place", "--report", str(tmp_path / "r.json"), str(path), capsys=capsys)
+    assert code == 1
+    assert mine.read_bytes() == b"the user's own file"
+    assert json.loads((tmp_path / "r.json").read_text())["files"]
+
+
 INTERRUPTER = KILLER.replace("signal.SIGKILL", "signal.SIGINT")
 
 

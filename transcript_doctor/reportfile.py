@@ -25,6 +25,8 @@ from typing import Any
 
 import orjson
 
+from transcript_doctor import writer
+
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -122,27 +124,24 @@ class ReportFiles:
             self._pending.discard(number)
 
     def add_diff(self, text: str) -> None:
-        _write_all(self._diff_fd, text.encode("utf-8", "surrogateescape"))
+        writer.write_all(self._diff_fd, text.encode("utf-8", "surrogateescape"))
 
     def finish(self, tool: str) -> None:
         """Write the report from the journal, then drop the journal."""
         os.fsync(self._journal_fd)
         os.fsync(self._diff_fd)
         dropped = self._pending
-        temp = self.report + ".tmp"
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=self.folder_fd)
-        fd = os.open(temp, _CREATE, 0o644, dir_fd=self.folder_fd)
+        temp, fd = writer.create_temp(self.folder_fd, self.report, "tmp", 0o644)
         try:
-            _write_all(fd, b'{\n  "tool": ' + orjson.dumps(tool) + b',\n  "files": [')
+            writer.write_all(fd, b'{\n  "tool": ' + orjson.dumps(tool) + b',\n  "files": [')
             first = True
             for number, entry in self._entries():
                 if number in dropped:
                     continue
                 body = orjson.dumps(entry, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
-                _write_all(fd, (b"\n    " if first else b",\n    ") + body)
+                writer.write_all(fd, (b"\n    " if first else b",\n    ") + body)
                 first = False
-            _write_all(fd, b"]\n}\n" if first else b"\n  ]\n}\n")
+            writer.write_all(fd, b"]\n}\n" if first else b"\n  ]\n}\n")
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -159,7 +158,7 @@ class ReportFiles:
         self._report_fd = self._diff_fd = self._journal_fd = self.folder_fd = -1
 
     def _line(self, value: dict[str, Any], durable: bool) -> None:
-        _write_all(self._journal_fd, orjson.dumps(value) + b"\n")
+        writer.write_all(self._journal_fd, orjson.dumps(value) + b"\n")
         if durable:
             os.fsync(self._journal_fd)
 
@@ -222,9 +221,3 @@ def _drop(folder_fd: int, created: tuple[str, ...], fds: list[int]) -> None:
         os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=folder_fd)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]

@@ -115,11 +115,11 @@ def replace(
     kept: _Kept | None = None
     try:
         try:
-            temp, temp_fd = _create(folder_fd, name, "tmp", 0o600)
+            temp, temp_fd = create_temp(folder_fd, name, "tmp", 0o600)
         except OSError as exc:
             raise WriteRefused(f"cannot write beside {target}: {exc.strerror}") from None
         try:
-            _write_all(temp_fd, data)
+            write_all(temp_fd, data)
             kept = _Kept(original, folder_fd, name)
             metadata.copy(kept.fd, info, temp_fd, target)
             os.fsync(temp_fd)
@@ -247,11 +247,11 @@ def _restore(kept: _Kept, folder_fd: int, backup: str | None) -> None:
     if backup is not None:
         os.replace(backup, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
     else:
-        copy, copy_fd = _create(folder_fd, name, "tmp", 0o600)
+        copy, copy_fd = create_temp(folder_fd, name, "tmp", 0o600)
         try:
             offset = 0
             while chunk := os.pread(kept.fd, _CHUNK, offset):
-                _write_all(copy_fd, chunk)
+                write_all(copy_fd, chunk)
                 offset += len(chunk)
             metadata.copy(kept.fd, os.fstat(kept.fd), copy_fd, name)
             os.fsync(copy_fd)
@@ -268,7 +268,7 @@ def _restore(kept: _Kept, folder_fd: int, backup: str | None) -> None:
 def _append(folder_fd: int, name: str, late: bytes) -> None:
     fd = os.open(name, os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _CLOEXEC, dir_fd=folder_fd)
     try:
-        _write_all(fd, late)
+        write_all(fd, late)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -334,10 +334,10 @@ def _replace_new(folder_fd: int, name: str, data: bytes) -> os.stat_result:
     """Write ``data`` to a temp file beside ``name`` (the umask applies, as for any new
     file), fsync it and rename it over ``name``: a crash leaves the old file or the new
     one, never half of it, and no temp file."""
-    temp, temp_fd = _create(folder_fd, name, "tmp", 0o644)
+    temp, temp_fd = create_temp(folder_fd, name, "tmp", 0o644)
     try:
         try:
-            _write_all(temp_fd, data)
+            write_all(temp_fd, data)
             os.fsync(temp_fd)
             info = os.fstat(temp_fd)
         finally:
@@ -350,7 +350,9 @@ def _replace_new(folder_fd: int, name: str, data: bytes) -> os.stat_result:
     return info
 
 
-def _create(folder_fd: int, name: str, kind: str, mode: int) -> tuple[str, int]:
+def create_temp(folder_fd: int, name: str, kind: str, mode: int) -> tuple[str, int]:
+    """A new file beside ``name`` under one of the tool's own temp names (never an
+    existing file's: the walker skips these names and a user's files keep theirs)."""
     limit = tempnames.name_limit(folder_fd)
     for _ in range(100):
         temp = tempnames.make(name, kind, limit)
@@ -374,7 +376,7 @@ def _link(folder_fd: int, name: str) -> str:
     raise FileExistsError(errno.EEXIST, "no free temporary name")
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view[: 1 << 30]) :]
