@@ -69,6 +69,7 @@ def test_each_loader_decides_what_is_unparseable() -> None:
         (b'{"\\uDBFF":1}', "a lone surrogate escape (\\udbff), which is not valid Unicode"),
         (b'{"a":1e400}', "a number beyond the range of a double"),
         (b'{"a":[-1.5E999]}', "a number beyond the range of a double"),
+        (b'{"a":-1' + b"0" * 400 + b"}", "a number beyond the range of a double"),  # an integer literal
         (b'{"a":"no Infinity here","b":1e400}', "a number beyond the range of a double"),
         (b'{"a":NaN}', "NaN or Infinity, which JSON does not allow"),
         (b'{"a":-Infinity}', "NaN or Infinity, which JSON does not allow"),

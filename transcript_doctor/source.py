@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -177,6 +178,8 @@ def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
         elif isinstance(item, float):
             nan = nan or item != item
             infinite = infinite or item in (math.inf, -math.inf)
+        elif isinstance(item, int) and abs(item) > _DOUBLE_MAX:  # an integer literal past a double
+            infinite = True
         elif isinstance(item, dict):
             stack.extend(item)
             stack.extend(item.values())
@@ -199,6 +202,7 @@ def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_DOUBLE_MAX = sys.float_info.max
 
 
 def _json_error(exc: ValueError) -> str:
