@@ -97,7 +97,9 @@ def test_stdin_to_stdout() -> None:
     assert "fixed 3 finding(s)" in result.stderr
 
 
-@pytest.mark.parametrize("data", [(FIXTURES / "openai-chat" / "clean-parallel-tools.json").read_bytes(), b'{"name": "x"}\n'])
+@pytest.mark.parametrize(
+    "data", [(FIXTURES / "openai-chat" / "clean-parallel-tools.json").read_bytes(), b'{"name": "x"}\n']
+)
 def test_stdin_with_nothing_to_fix_passes_through(data: bytes) -> None:
     """``fix - < a > b`` is a filter: a clean transcript (or a file that is none) comes out
     byte for byte, never as an empty ``b``."""

@@ -388,6 +388,28 @@ def test_info_exclude_counts_and_a_gitignore_overrides_it(
     assert walked == kept and "top.jsonl" in kept and "x/e.jsonl" not in kept
 
 
+def test_a_repository_inside_another_follows_its_own_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outer repository's .gitignore stops at a nested repository's folder, as in git,
+    whether the walk starts inside it or reaches it from outside."""
+    import subprocess
+
+    from transcript_doctor import walk
+
+    outer = _repo(tmp_path, "*.jsonl\n", None)
+    inner = outer / "inner"
+    subprocess.run(["git", "init", "-q", str(inner)], check=True)
+    (inner / "a.jsonl").write_text("{}")
+    kept, _ = _git_lists(inner)
+    assert kept == ["a.jsonl"]
+    monkeypatch.chdir(inner)
+    assert [t.path for t in walk.expand(["."]) if isinstance(t, walk.Target)] == ["a.jsonl"]
+    monkeypatch.chdir(outer)
+    walked = [t.path for t in walk.expand(["."]) if isinstance(t, walk.Target)]
+    assert "inner/a.jsonl" in walked and not any(p.endswith(".jsonl") and "/" not in p for p in walked)
+
+
 def test_a_file_of_array_lines_is_no_transcript() -> None:
     data = b'[{"role":"user","content":"hi"}]\n[{"role":"assistant","content":"ok"}]\n'
     report = lint_bytes("a.jsonl", data)

@@ -80,9 +80,6 @@ def _walk(
     ignores: dict[str, list[_Ignore]] = {top: _rules_above(os.path.abspath(top), include_self=False)}
     for root, dirs, files in os.walk(top, onerror=errors.append):
         rules = ignores.pop(root, [])
-        if root == top and os.path.exists(os.path.join(root, ".git")):
-            exclude = _exclude_file(Path(os.path.abspath(root)))  # the walk starts at the top
-            rules = [exclude, *rules] if exclude is not None else rules
         own = _load(os.path.abspath(root))
         if own is not None:
             rules = [*rules, own]
@@ -96,7 +93,10 @@ def _walk(
                     vendor_folders.append(path)
                 continue
             kept.append(name)
-            ignores[os.path.join(root, name)] = rules
+            inside = os.path.join(root, name)
+            # A repository of its own inside: the outer one's rules stop at its folder.
+            nested = os.path.exists(os.path.join(inside, ".git"))
+            ignores[inside] = _rules_above(os.path.abspath(inside), include_self=False) if nested else rules
         dirs[:] = kept
         for name in sorted(files):
             if tempnames.is_temp(name):
@@ -132,9 +132,9 @@ def _rules_above(folder: str, include_self: bool) -> list[_Ignore]:
     """The .gitignore rules of ``folder``'s repository that apply inside it, outermost
     first; none outside a git repository."""
     start = Path(folder)
-    chain = [start] if include_self else []
-    for candidate in start.parents if not include_self else (start, *start.parents):
-        if candidate not in chain:
+    chain = []  # ``folder``'s own .gitignore is the walk's to load unless include_self
+    for candidate in (start, *start.parents):
+        if include_self or candidate != start:
             chain.append(candidate)
         if (candidate / ".git").exists():
             break
