@@ -281,6 +281,15 @@ def test_a_result_removed_and_a_result_inserted_for_the_same_name_is_a_pairing_f
     ] * 2
 
 
+def test_a_pairing_failure_is_explained_once_when_two_results_of_the_name_follow() -> None:
+    second = {"functionResponse": {"id": "ls-other", "name": "list_directory", "response": {"output": "b"}}}
+    history = json.loads(CONTRADICTION)
+    history[2]["parts"].append(second)
+    report = lint_bytes("c.json", json.dumps(history).encode())
+    (insert,) = [f for f in report.findings if f.finding.rule.code == "TD301"]
+    assert insert.finding.message.count("likely a pairing failure") == 1
+
+
 def test_a_byte_copy_removed_beside_an_insert_is_no_contradiction() -> None:
     calls = [
         {"functionCall": {"id": "m", "name": "read_file", "args": {}}},

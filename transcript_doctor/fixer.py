@@ -269,6 +269,8 @@ def _attempt_split(
     failed += failed_second
     if first is None or second is None:
         return first or second, failed
+    if not failed:  # both halves pass alone: together they are the group that just failed
+        return first, failed
     rejected = {id(located) for located, _ in failed}
     passing = [located for located in group if id(located) not in rejected]
     together = _attempt(run, data, transcript, passing, findings)

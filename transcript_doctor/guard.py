@@ -42,14 +42,13 @@ def withhold_contradictions(transcript: Transcript, found: list[Located], ctx: C
             assert isinstance(removed, RemoveResult)
             if removed.part.name != action.call.name or not any(m is removed.message for m in slot):
                 continue
+            call_at, result_at = ctx.place(action.call.origin), ctx.place(removed.part.origin)
             why = (
-                f"pairing failure: the result at {ctx.place(removed.part.origin)} and the call "
-                f"{action.call.name} at {ctx.place(action.call.origin)} in the turn before it most "
-                "likely answer each other; neither is repaired"
+                f"pairing failure: the result at {result_at} and the call {action.call.name} at "
+                f"{call_at} in the turn before it most likely answer each other; neither is repaired"
             )
             for located in (insert, removal):
                 located.fixable, located.applicability, located.blocked = False, None, why
-            call_at, result_at = ctx.place(action.call.origin), ctx.place(removed.part.origin)
             insert.finding.message += (
                 f" (likely a pairing failure: the result at {result_at} in the next turn has the "
                 "same name and may answer it; not repaired)"
@@ -58,6 +57,7 @@ def withhold_contradictions(transcript: Transcript, found: list[Located], ctx: C
                 f" (likely a pairing failure: it may answer the call at {call_at} in the turn "
                 "before, which has the same name; not repaired)"
             )
+            break  # one explanation per call, even if two results of its name follow
 
 
 def _reply_slot(transcript: Transcript, message: Message) -> list[Message]:
