@@ -50,8 +50,8 @@ class Applied:
     message: str
     action: str
     edits: tuple[Logged, ...]
-    applicability: Applicability = Applicability.SAFE
-    safety: str = ""  # what the repair keeps or destroys
+    applicability: Applicability
+    safety: str  # what the repair keeps or destroys
 
 
 @dataclass(frozen=True, slots=True)
