@@ -242,6 +242,9 @@ def test_selection_and_config(tmp_path: Path) -> None:
     config = tmp_path / "transcript-doctor.toml"
     config.write_text('ignore = ["TD3"]\n')
     assert td.lint_path(path, config=config) == []
+    config.write_text('[readers]\n"*.jsonl" = "claude-cod"\n')
+    with pytest.raises(ValueError, match="claude-cod"):
+        td.lint_path(path, config=config)
 
 
 def test_importing_the_package_and_its_api_loads_no_heavy_module() -> None:

@@ -160,7 +160,8 @@ def fixed(outcome: Outcome, path: str | None = None, lines: bool = True) -> FixR
 def settings(
     select: Iterable[str] | None, ignore: Iterable[str], reader: str | None, config: StrPath | None
 ) -> engine.Options:
-    """The CLI's ``_settings`` without the command line: bad names raise ValueError."""
+    """The CLI's ``_settings`` without the command line: bad names, and a configuration
+    file the CLI would refuse, raise ValueError."""
     from transcript_doctor import config as configuration
 
     if isinstance(select, str) or isinstance(ignore, str):
@@ -171,7 +172,11 @@ def settings(
         return replace(
             _default_options(), selection=Selection.build(select or ("ALL",), (), ignore), reader=reader
         )
-    settings = configuration.load(Path(config))
+    try:
+        settings = configuration.load(Path(config))
+        configuration.check(settings, readers.names(), Selection.build)
+    except configuration.ConfigError as exc:  # names the file, the key and the bad value
+        raise ValueError(str(exc)) from None
     chosen, extended, ignored = configuration.merged(settings, list(select or ()), [], list(ignore))
     return engine.Options(
         Selection.build(chosen, extended, ignored),
