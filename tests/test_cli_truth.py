@@ -127,6 +127,17 @@ def test_a_mismatch_with_td002_ignored_is_skipped_and_said(tmp_path: Path) -> No
 # -- 2. formats honours configured readers -------------------------------------------------
 
 
+def test_formats_agrees_with_lint_on_a_document_that_does_not_parse(tmp_path: Path) -> None:
+    """A forced reader meets a broken document: lint reports TD001, and formats must not
+    say the reader refused the layout."""
+    path = tmp_path / "broken.json"
+    path.write_text('[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"')
+    linted = cli("lint", "--reader", "anthropic-messages", "-o", "json", str(path))
+    assert [f["rule"] for f in json.loads(linted.stdout)] == ["TD001"]
+    explained = cli("formats", "--reader", "anthropic-messages", str(path))
+    assert explained.stdout == f"{path}: not valid JSON (TD001 where it looks like a conversation)\n"
+
+
 def test_formats_explains_configured_and_forced_readers(tmp_path: Path, snapshot) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.transcript-doctor.readers]\n"chat.json" = "neurolink"\n"rows.json" = "openai-chat"\n'

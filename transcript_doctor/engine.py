@@ -95,7 +95,7 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
         source = sniff(path, data)
     except NotJson as exc:
         return FileReport(path, skipped=f"not a transcript: {exc}"), None
-    reader, skipped = _choose(source, options)
+    reader, skipped = choose(source, options)
     if isinstance(reader, Mismatch):
         return _mismatch(source, options, reader), None
     if reader is None:
@@ -176,7 +176,9 @@ class Mismatch:
     claimed_by: tuple[Reader, Detection] | None
 
 
-def _choose(source: Source, options: Options) -> tuple[Reader | Mismatch | None, str | None]:
+def choose(source: Source, options: Options) -> tuple[Reader | Mismatch | None, str | None]:
+    """The reader that reads ``source`` (or the forced one's mismatch), else the reason a
+    companion file is skipped: ``lint``, ``fix`` and ``formats`` all decide here."""
     unparsed = source.container is Container.JSON and source.value is None
     if options.reader is not None and not unparsed:
         forced = readers.by_name(options.reader)

@@ -9,14 +9,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from transcript_doctor import prescreen, readers, walk
+from transcript_doctor import engine, prescreen, readers, walk
 from transcript_doctor.checks import unknown_layout
-from transcript_doctor.engine import Options
 from transcript_doctor.safetext import printable
-from transcript_doctor.source import NotJson, sniff
+from transcript_doctor.source import Container, NotJson, sniff
 
 
-def run(paths: list[str], options: Options) -> int:
+def run(paths: list[str], options: engine.Options) -> int:
     """Print one line per file; returns the exit status (2 when a path cannot be read)."""
     failed = False
     for target in walk.expand(paths):
@@ -34,7 +33,7 @@ def run(paths: list[str], options: Options) -> int:
     return 2 if failed else 0
 
 
-def explain(path: str, data: bytes, options: Options) -> str:
+def explain(path: str, data: bytes, options: engine.Options) -> str:
     options = options.for_path(path)
     why = prescreen.not_a_transcript(path, data) if options.reader is None else None
     if why is not None:
@@ -43,20 +42,20 @@ def explain(path: str, data: bytes, options: Options) -> str:
         source = sniff(path, data)
     except NotJson as exc:
         return f"not a transcript ({exc})"
-    if options.reader is not None:
-        forced = readers.by_name(options.reader)
-        assert forced is not None, "the CLI validates reader names"
-        detection = readers.claim(forced, source)
-        if detection is None:
-            return unknown_layout.mismatch(options.forced_by, forced.name, readers.detect(source)).message
-        what = detection.reader if detection.transcript else f"{detection.reader}, skipped"
-        return f"{what}, forced by {options.forced_by} ({detection.reason})"
-    claim = readers.detect(source)
-    if claim is None:
-        return "no reader recognises it"
-    _reader, detection = claim
+    choice, _companion = engine.choose(source, options)
+    if isinstance(choice, engine.Mismatch):
+        return unknown_layout.mismatch(options.forced_by, choice.forced, choice.claimed_by).message
+    if source.container is Container.JSON and source.value is None:
+        return "not valid JSON (TD001 where it looks like a conversation)"
+    detection = readers.claim(choice, source) if choice is not None else None
+    if detection is None:
+        claim = readers.detect(source)  # a companion file, or nothing
+        if claim is None:
+            return "no reader recognises it"
+        detection = claim[1]
     what = detection.reader if detection.transcript else f"{detection.reader}, skipped"
-    return f"{what} ({detection.reason})"
+    forced = f", forced by {options.forced_by}" if options.reader is not None else ""
+    return f"{what}{forced} ({detection.reason})"
 
 
 def _error(message: str) -> None:
