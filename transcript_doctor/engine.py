@@ -221,7 +221,7 @@ def _unclaimed(source: Source, options: Options, companion: str | None) -> FileR
         return FileReport(path, skipped="not a transcript: no line is a JSON object")
     if source.errors:
         # A document that does not parse: a finding only if it smells like a conversation.
-        if not _conversation_bytes(source.data):
+        if not prescreen.conversation_bytes(source.data):
             return FileReport(path, skipped="not a transcript: not valid JSON")
         rule = checks.find("TD001")
         located = [
@@ -237,11 +237,3 @@ def _unclaimed(source: Source, options: Options, companion: str | None) -> FileR
         return FileReport(path)
     finding = unknown_layout.finding(hint)
     return FileReport(path, None, [Located(finding, finding.origin, False)])
-
-
-_CONVERSATION_KEYS = (b'"role"', b'"messages"', b'"parts"', b'"content"', b'"history"')
-
-
-def _conversation_bytes(data: bytes) -> bool:
-    head = data[:65536]
-    return any(key in head for key in _CONVERSATION_KEYS)

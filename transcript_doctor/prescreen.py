@@ -28,12 +28,19 @@ from transcript_doctor.source import BOM, JSONL_SUFFIXES
 
 LARGE = 8 << 20  # smaller documents parse faster than this decides
 PREFIX = 1 << 20  # the bytes the first array items are parsed from
-HEAD = 65536  # as engine._conversation_bytes looks for TD001
+HEAD = 65536  # where the keys of a conversation are looked for (TD001 of a broken document too)
 HINT_SAMPLE = 50  # readers.conversation_hint's sample
 ITEM_KEYS = frozenset({"role", "type", "task"})
 DOCUMENT_KEYS = (*LIST_KEYS, "clientHistory", "files_in_context")  # + gemini-checkpoint /restore
 CONVERSATION_BYTES = (b'"role"', b'"messages"', b'"parts"', b'"content"', b'"history"')
 _WHITESPACE = " \t\r\n"
+
+
+def conversation_bytes(data: bytes) -> bool:
+    """Whether the head of ``data`` names a conversation's keys: a document that does not
+    parse is then TD001, else not a transcript."""
+    head = data[:HEAD]
+    return any(key in head for key in CONVERSATION_BYTES)
 
 
 def not_a_transcript(path: str, data: bytes) -> str | None:
@@ -43,7 +50,7 @@ def not_a_transcript(path: str, data: bytes) -> str | None:
     body = data[3:] if data.startswith(BOM) else data  # one copy at most, of a rare BOM
     head = body[:HEAD]
     start = len(head) - len(head.lstrip())
-    if start >= len(head) or any(key in head for key in CONVERSATION_BYTES) or _jsonl(body):
+    if start >= len(head) or conversation_bytes(head) or _jsonl(body):
         return None
     if head[start:].startswith(b"{"):
         if any(b'"' + key.encode() + b'"' in body for key in DOCUMENT_KEYS):
