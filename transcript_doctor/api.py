@@ -37,7 +37,7 @@ def lint_path(
     read or checked raises :class:`CheckError` (the CLI's exit 2).
     """
     options = settings(select, ignore, reader, config)
-    excluded = options.config.excluded if options.config is not None else None
+    excluded = options.excluded
     found: list[Finding] = []
     for target in walk.expand([os.fspath(path)], excluded):
         if isinstance(target, OSError):

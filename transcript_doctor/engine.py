@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
@@ -33,6 +33,11 @@ class Options:
     forced_by: str = "--reader"
     # The reader was chosen by this run itself (fix re-reading its own edits): not checked.
     pinned: bool = False
+
+    @property
+    def excluded(self) -> Callable[[str], bool] | None:
+        """The configuration's ``exclude`` test for the walk, if there is a configuration."""
+        return self.config.excluded if self.config is not None else None
 
     def for_path(self, path: str) -> Options:
         """The options for one file: per-file-ignores and reader globs applied."""

@@ -65,7 +65,7 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
     # Looked up at each write: a progress bar on the terminal sets its own stream meanwhile.
     messages = cast(TextIO, output.Current("stderr" if stdin or plan.mode == "diff" else "stdout"))
     tally = Tally()
-    excluded = options.config.excluded if options.config is not None else None
+    excluded = options.excluded
     targets = list(walk.expand(paths, excluded, plan.force_exclude, plan.hidden, tally.vendor_folders))
     try:
         sink = _Sink.open(plan)

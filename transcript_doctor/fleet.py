@@ -210,7 +210,7 @@ def _expand(paths: list[str], options: Options, force_exclude: bool) -> tuple[li
         import fsspec
     except ImportError:
         raise FleetError(f"URLs and --scheduler need the fleet extra: {MISSING}") from None
-    excluded = options.config.excluded if options.config is not None else None
+    excluded = options.excluded
     targets: list[Target] = []
     failed = False
     for given in paths:

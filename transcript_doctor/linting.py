@@ -46,7 +46,7 @@ class Result(reporters.Run):
 def run(paths: list[str], options: Options, plan: Plan) -> Result:
     if plan.output == "sarif" or plan.show_fixes:
         options = replace(options, with_edits=True)
-    excluded = options.config.excluded if options.config is not None else None
+    excluded = options.excluded
     targets: list[walk.Target] = []
     vendor_folders: list[str] = []
     errors = 0

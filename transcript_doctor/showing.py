@@ -17,7 +17,7 @@ from transcript_doctor.safetext import printable
 
 def files(paths: list[str], options: Options, force_exclude: bool, out: TextIO) -> bool:
     """Print every file the run would offer to the readers; True if a path was unreadable."""
-    excluded = options.config.excluded if options.config is not None else None
+    excluded = options.excluded
     failed = False
     for target in walk.expand(paths, excluded, force_exclude):
         if isinstance(target, OSError):
@@ -35,7 +35,7 @@ def settings(paths: list[str], options: Options, force_exclude: bool, out: TextI
     config = options.config
     origin = str(config.path) if config is not None and config.path is not None else "none (defaults)"
     lines = [f"Settings path: {origin}"]
-    excluded = config.excluded if config is not None else None
+    excluded = options.excluded
     first = next((t for t in walk.expand(paths, excluded, force_exclude) if isinstance(t, walk.Target)), None)
     if first is not None:
         lines.append(f"Resolved settings for: {printable(first.path)}")
