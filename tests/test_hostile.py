@@ -186,7 +186,7 @@ def test_read_only_folder_in_place_is_a_clear_error(tmp_path: Path, monkeypatch)
     def refuse(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(writer, "_create", refuse)
+    monkeypatch.setattr(writer, "create_temp", refuse)
     with pytest.raises(writer.WriteRefused, match=f"cannot write beside {path}: Permission denied"):
         writer.replace(writer.Original.read(str(path))[0], b"[]")
 

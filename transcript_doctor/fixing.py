@@ -206,6 +206,12 @@ class _Sink:
             return [os.path.join(self.files.folder or ".", n) for n in (self.files.report, self.files.diff)]
         return [str(self.plan.out / n) for n in reportfile.names(REPORT_NAME, 0)]
 
+    @property
+    def keeps(self) -> bool:
+        """Whether entries go anywhere: a plain ``--in-place`` or ``--diff`` keeps none,
+        and then no entry (two hashes of the file) nor diff is made for it."""
+        return self.files is not None or self.plan.mode == "out"
+
     def add(self, entry: dict[str, Any], changed: bool, durable: bool) -> int | None:
         if self.files is None:
             if self.plan.mode != "out":
@@ -282,11 +288,11 @@ def _fix_one(
             sys.stdout.flush()
         if plan.verbose and outcome.skipped is None:
             messages.write(f"{printable(path)}: nothing to fix\n")
-        if outcome.skipped is None:
+        if outcome.skipped is None and sink.keeps:
             sink.add(fixreport.file_entry(outcome), changed=False, durable=False)
         return _released(outcome)
-    entry = fixreport.file_entry(outcome)
-    diff = fixreport.unified_diff(outcome)
+    entry = fixreport.file_entry(outcome) if sink.keeps else {}
+    diff = fixreport.unified_diff(outcome) if sink.keeps or plan.mode == "diff" else ""
     number: int | None = None
 
     def record() -> None:
