@@ -74,6 +74,11 @@ class Located:
     # With edits: the first and last line of the file the repair would change.
     fix_lines: tuple[int, int] | None = None
 
+    def portable(self) -> Located:
+        """The finding without its repair action, to send back from a worker process: the
+        action points into the worker's parsed model, and reporters need none of it."""
+        return replace(self, finding=replace(self.finding, action=None))
+
 
 @dataclass(slots=True)
 class FileReport:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 from transcript_doctor.engine import Located, Options
@@ -110,7 +109,7 @@ def _portable(outcome: Outcome) -> Outcome:
 
     def strip(located: Located) -> Located:
         if id(located) not in stripped:
-            stripped[id(located)] = replace(located, finding=replace(located.finding, action=None))
+            stripped[id(located)] = located.portable()
         return stripped[id(located)]
 
     outcome.remaining = [(strip(f), why) for f, why in outcome.remaining]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from transcript_doctor import fixing, linting, output, progress, reporters, walk
-from transcript_doctor.engine import FileReport, Located, Options
+from transcript_doctor.engine import FileReport, Options
 from transcript_doctor.fixer import Outcome
 from transcript_doctor.safetext import dumps, printable, printable_inline
 
@@ -378,8 +378,8 @@ def _fix_one(url: str, path: str, options: Options, out: str | None) -> Fixed:
         b"",
         b"",
         applied=outcome.applied,
-        remaining=[(_portable(f), why) for f, why in outcome.remaining],
-        introduced=[_portable(f) for f in outcome.introduced],
+        remaining=[(f.portable(), why) for f, why in outcome.remaining],
+        introduced=[f.portable() for f in outcome.introduced],
         rolled_back=outcome.rolled_back,
         skipped=outcome.skipped,
         was_changed=outcome.changed,
@@ -393,10 +393,6 @@ def _fix_one(url: str, path: str, options: Options, out: str | None) -> Fixed:
         except OSError as exc:
             return Fixed(path, None, b"", b"", error=f"cannot write {target}: {exc.strerror or exc}")
     return done
-
-
-def _portable(located: Located) -> Located:
-    return replace(located, finding=replace(located.finding, action=None))
 
 
 def mirror(out: str, path: str) -> str:

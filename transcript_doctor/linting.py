@@ -198,7 +198,7 @@ def _worker(paths: list[str]) -> list[FileReport]:
 def portable(report: FileReport) -> FileReport:
     """A report to send back from a worker: repair actions point into the worker's parsed
     model, and reporters need none of it."""
-    report.findings = [replace(f, finding=replace(f.finding, action=None)) for f in report.findings]
+    report.findings = [f.portable() for f in report.findings]
     return report
 
 
