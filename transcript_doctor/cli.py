@@ -310,6 +310,9 @@ def fix(
         bool, typer.Option("--diff", help="Print the diff of what would change; write nothing.")
     ] = False,
     report: Annotated[Path | None, typer.Option("--report", help="Write the JSON fix report here.")] = None,
+    no_backup: Annotated[
+        bool, typer.Option("--no-backup", help="Do not back up an SQLite database before repairing it.")
+    ] = False,
     reader: ReaderOpt = None,
     select: SelectOpt = None,
     extend_select: ExtendOpt = None,
@@ -348,7 +351,7 @@ def fix(
     plan = fixing.Plan(
         mode, Path(out), report, Severity(fail_on.value), quiet, force_exclude,
         jobs=jobs, progress=not no_progress, color=None if color is Color.auto else color is Color.always,
-        verbose=verbose, hidden=hidden, stdin_filename=stdin_filename,
+        verbose=verbose, hidden=hidden, stdin_filename=stdin_filename, backup=not no_backup,
     )  # fmt: skip
     if scheduler is not None or _remote(paths) or "://" in out:
         from transcript_doctor import fleet

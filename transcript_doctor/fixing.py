@@ -48,6 +48,7 @@ class Plan:
     verbose: bool = False
     hidden: bool = False
     stdin_filename: str | None = None
+    backup: bool = True  # an SQLite database is backed up before its repair (dbfix.py)
 
 
 @dataclass(slots=True)
@@ -259,6 +260,11 @@ def _fix_one(
     if path in sink.clashes:
         _error(sink.clashes[path])
         return None
+    from transcript_doctor import dbfix
+
+    if dbfix.claims(path):  # an SQLite store: rows changed in transactions, not bytes
+        found = dbfix.fix_target(path, target.explicit, options, plan, sink, messages)
+        return None if found is None else _released(found)
     try:
         if path == "-":
             data = sys.stdin.buffer.read()

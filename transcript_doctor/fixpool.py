@@ -96,6 +96,10 @@ def _worker(paths: list[str]) -> list[Outcome | None]:
 
 def _one(path: str) -> Outcome | None:
     assert _OPTIONS is not None
+    from transcript_doctor import dbfix
+
+    if dbfix.claims(path):
+        return None  # a database is repaired by the main process, in transactions
     try:
         data = Path(path).read_bytes()
         return _portable(fix_bytes(path, data, _OPTIONS))

@@ -82,7 +82,8 @@ class Context:
     def place(self, origin: Origin) -> str:
         """How a message refers to another element: its line, and where inside a JSONL line."""
         if origin.pointer:
-            return f"line {self.line(origin)} at {origin.pointer}"
+            line = self.line(origin)
+            return f"line {line} at {origin.pointer}" if line else origin.pointer  # 0: a row
         return f"line {origin.line}"
 
     def quote(self, text: str) -> str:

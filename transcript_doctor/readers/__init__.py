@@ -21,6 +21,7 @@ _MODULES = (
     "codex",
     "openworker",
     "neurolink",
+    "opencode",
     "anthropic_messages",
     "openai_chat",
 )

@@ -16,7 +16,10 @@ from transcript_doctor.model import Conversation, Dialect, Message, Part
 from transcript_doctor.source import STRICT, Container, Loader, Source
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from transcript_doctor.checks.plain import Screen
+    from transcript_doctor.database import DatabaseSource, Rows
 
 Edit = Lines | JsonText
 
@@ -105,6 +108,24 @@ class Reader:
         """
         if isinstance(action, RepairRecord) and isinstance(edit, Lines):
             return repair_line(edit, action)
+        raise EditError(f"{self.name} cannot apply {type(action).__name__}")
+
+    # A vendor's SQLite store (transcript_doctor/database.py): a reader that reads one says
+    # so and overrides both methods; the byte-file methods above stay for its JSON files.
+    reads_databases: ClassVar[bool] = False
+
+    def detect_database(self, connection: sqlite3.Connection) -> Detection | None:
+        return None
+
+    def read_database(self, source: DatabaseSource) -> list[Conversation]:
+        raise NotImplementedError
+
+    def read_sessions(self, source: DatabaseSource, sessions: list[str]) -> list[Conversation]:
+        """The named sessions only (``fix`` re-reads each inside its transaction)."""
+        raise NotImplementedError
+
+    def repair_rows(self, transcript: Transcript, action: object, rows: Rows) -> str:
+        """Make one repair as row changes through ``rows`` (in the caller's transaction)."""
         raise EditError(f"{self.name} cannot apply {type(action).__name__}")
 
     def claim(self, reason: str, score: int, transcript: bool = True) -> Detection:

@@ -1,0 +1,125 @@
+"""Reader ``opencode``: OpenCode (and Kilo) sessions, from the SQLite store or an export.
+
+Spec: docs/formats/opencode.md (OpenCode 1.18.33 and Kilo 7.7.9 recorded against a fake
+model, fixtures/opencode).  The store (``opencode.db``, ``kilo.db``) is read through SQLite
+(``transcript_doctor.database``): one conversation per ``session`` row.  ``opencode export``
+writes the same records as one JSON document ``{"info", "messages": [{"info", "parts"}]}``.
+The legacy ``storage/`` tree of older versions is not read (not recorded, see the spec).
+
+Only the store is repaired (``repair.py``, row updates): ``opencode import`` skips rows
+whose ids exist, so a repaired export could not replace a broken session.
+
+``ref`` slots: in a database every message and part holds a ``refs.RowRef``; an export's
+elements hold none.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from transcript_doctor.actions import InsertResult, RemoveMessage
+from transcript_doctor.editing import EditError
+from transcript_doctor.model import Conversation, Origin
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.opencode import history, store
+from transcript_doctor.readers.opencode.history import Record
+from transcript_doctor.readers.opencode.refs import RowRef
+from transcript_doctor.source import NODE, Container, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.database import DatabaseSource, Rows
+
+SESSION_PREFIX = "ses_"
+
+
+def _export_shape(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    info, messages = value.get("info"), value.get("messages")
+    if not isinstance(info, dict) or not isinstance(messages, list):
+        return False
+    if not str(info.get("id", "")).startswith(SESSION_PREFIX):
+        return False
+    return all(
+        isinstance(m, dict) and isinstance(m.get("info"), dict) and isinstance(m.get("parts"), list)
+        for m in messages[:20]
+    )
+
+
+class OpenCodeReader(Reader):
+    name = "opencode"
+    summary = "OpenCode / Kilo sessions: the SQLite store (opencode.db, kilo.db) and `opencode export` JSON"
+    dialect = history.DIALECT
+    loader = NODE  # Bun: JSON.parse
+    reads_databases: ClassVar[bool] = True
+
+    # -- `opencode export` ---------------------------------------------------------
+
+    def detect(self, source: Source) -> Detection | None:
+        if source.container is Container.JSON and _export_shape(source.value):
+            return self.claim("an `opencode export` session (info, messages[].info/parts)", DEFINITIVE)
+        return None
+
+    def read(self, source: Source) -> list[Conversation]:
+        value = source.value
+        records: list[tuple[Record, list[Record]]] = []
+        for index, item in enumerate(value["messages"]):
+            where = f"/messages/{index}"
+            parts = item.get("parts") if isinstance(item, dict) else None
+            info = item.get("info") if isinstance(item, dict) else None
+            records.append(
+                (
+                    Record(info if isinstance(info, dict) else None, Origin(0, index, where)),
+                    [
+                        Record(p if isinstance(p, dict) else None, Origin(0, index, f"{where}/parts/{j}"))
+                        for j, p in enumerate(parts if isinstance(parts, list) else [])
+                    ],
+                )
+            )
+        return [history.conversation(records, None)]
+
+    # -- the SQLite store ----------------------------------------------------------
+
+    def detect_database(self, connection: sqlite3.Connection) -> Detection | None:
+        if not store.is_store(connection):
+            return None
+        vendor = "Kilo" if store.is_kilo(connection) else "OpenCode"
+        return self.claim(f"an {vendor} session store (tables session, message, part)", DEFINITIVE)
+
+    def read_database(self, source: DatabaseSource) -> list[Conversation]:
+        return self.read_sessions(source, store.session_ids(source.connection))
+
+    def read_sessions(self, source: DatabaseSource, sessions: list[str]) -> list[Conversation]:
+        """The named sessions, one conversation each (``fix`` re-reads one at a time)."""
+        conversations = []
+        record = 0
+        errors: list[tuple[int, str, str]] = []
+        for sid in sessions:
+            messages, record = store.session(source.connection, sid, record, errors)
+            conversations.append(history.conversation(messages, f"session {sid}", sid))
+        for where in errors:
+            source.unreadable(*where)
+        return conversations
+
+    # -- repairs (the store only) --------------------------------------------------
+
+    def supports(self, action: object) -> bool:
+        if isinstance(action, InsertResult):
+            return isinstance(action.call.ref, RowRef)
+        if isinstance(action, RemoveMessage):
+            from transcript_doctor.readers.opencode.repair import removable
+
+            return isinstance(action.message.ref, RowRef) and removable(action.message)
+        return False
+
+    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
+        raise EditError("OpenCode sessions are repaired in the database, not in a file")
+
+    def repair_rows(self, transcript: Transcript, action: object, rows: Rows) -> str:
+        from transcript_doctor.readers.opencode.repair import REPAIR
+
+        return REPAIR.apply(transcript, action, rows)
+
+
+READER = OpenCodeReader()
