@@ -26,8 +26,7 @@ def report(run: Run, out: TextIO) -> None:
     for file, located in ordered(run):
         finding = located.finding
         rule = finding.rule
-        props = (
-            f"file={escape_property(file.path)},line={located.origin.line},"
-            f"title={escape_property(f'{rule.code} {rule.name}')}"
-        )
+        # A database row has no line (0): the annotation is the file's.
+        line = f"line={located.origin.line}," if located.origin.line else ""
+        props = f"file={escape_property(file.path)},{line}title={escape_property(f'{rule.code} {rule.name}')}"
         out.write(f"::{COMMAND[rule.severity]} {props}::{escape_data(finding.message)}\n")
