@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from transcript_doctor import catalog, database, engine, readers, walk
+from transcript_doctor import catalog, dblint, engine, readers, walk
 from transcript_doctor.checks import Selection
 from transcript_doctor.fixer import Outcome
 from transcript_doctor.results import CheckError, Edit, Finding, FixResult, Repair, Step, Unfixed
@@ -42,7 +42,7 @@ def lint_path(
     for target in walk.expand([os.fspath(path)], excluded):
         if isinstance(target, OSError):
             raise CheckError(f"cannot read {target.filename}: {target.strerror}")
-        report = database.check(target.path, options)  # an SQLite store: read through SQLite
+        report = dblint.check(target.path, options)  # an SQLite store: read through SQLite
         if report is not None:
             found.extend(findings(report))
             continue

@@ -34,13 +34,13 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from transcript_doctor import database, engine, reportfile
-from transcript_doctor.database import DatabaseSource, RowChange, Rows
+from transcript_doctor import dblint, dbsource, engine, reportfile
+from transcript_doctor.dbsource import DatabaseSource, RowChange, Rows
 from transcript_doctor.editing import EditError
 from transcript_doctor.fixer import Applied, Outcome
 from transcript_doctor.model import Severity
-from transcript_doctor.readers.base import Transcript
 from transcript_doctor.safetext import printable
+from transcript_doctor.transcript import Transcript
 
 if TYPE_CHECKING:
     from transcript_doctor.engine import Located, Options
@@ -78,7 +78,7 @@ class DatabaseOutcome(Outcome):
 
 def claims(path: str) -> bool:
     """Whether ``fix`` handles ``path`` here (a database or one of its parts)."""
-    return path != "-" and (database.is_database(path) or database.part_of(path) is not None)
+    return path != "-" and (dbsource.is_database(path) or dbsource.part_of(path) is not None)
 
 
 def fix_target(
@@ -113,12 +113,16 @@ def fix_one(
 
     Under ``--out`` a database named on the command line is an error; one a walk found
     keeps its findings, unfixed, with the reason."""
-    main = database.part_of(path)
+    main = dbsource.part_of(path)
     if main is not None:
         return DatabaseOutcome(
-            path, None, b"", b"", skipped=f"part of the SQLite database {main} (fix that file)"
+            path,
+            None,
+            b"",
+            b"",
+            skipped=f"part of the SQLite database {os.path.basename(main)} beside it (fix that file)",
         )
-    report, transcript = database.inspect(path, options)
+    report, transcript = dblint.inspect(path, options)
     outcome = DatabaseOutcome(path, report.reader, b"", b"", skipped=report.skipped, error=report.error)
     if report.error is not None or transcript is None:
         outcome.remaining = [(f, "no reader understands this file") for f in report.findings]
@@ -141,7 +145,7 @@ def fix_one(
     except Refused as exc:
         _error(str(exc))
         return None
-    _finish(path, options, plan, outcome, report.findings)
+    _finish(path, options, plan.mode, outcome, report.findings)
     if plan.mode == "diff":
         sys.stdout.write("".join(row_diff(path, c) for s in outcome.sessions for c in s.changes))
     if outcome.changed and not plan.quiet:
@@ -153,6 +157,17 @@ def fix_one(
             + (f"; backup: {printable(outcome.backup)}" if outcome.backup else "")
             + "\n"
         )
+    return outcome
+
+
+def preview(path: str, options: Options) -> DatabaseOutcome:
+    """What ``fix --diff`` would change, computed on a copy in memory; nothing printed."""
+    report, transcript = dblint.inspect(path, options)
+    outcome = DatabaseOutcome(path, report.reader, b"", b"", skipped=report.skipped, error=report.error)
+    sessions = _sessions(report.findings)
+    if report.error is None and transcript is not None and sessions:
+        _diff_run(path, options, sessions, outcome)
+    _finish(path, options, "diff", outcome, report.findings)
     return outcome
 
 
@@ -174,7 +189,7 @@ def _diff_run(path: str, options: Options, sessions: list[str], outcome: Databas
     memory = sqlite3.connect(":memory:", isolation_level=None)
     try:
         try:
-            source = database.connect(path)
+            source = dbsource.connect(path)
             try:
                 source.backup(memory)
             finally:
@@ -191,7 +206,7 @@ def _in_place(
     path: str, options: Options, plan: Plan, sessions: list[str], outcome: DatabaseOutcome, sink: Any
 ) -> None:
     try:
-        connection = database.connect(path, "rw", BUSY_MS)
+        connection = dbsource.connect(path, "rw", BUSY_MS)
     except sqlite3.Error as exc:
         raise Refused(f"cannot open {path} for writing: {exc}; nothing changed") from None
     try:
@@ -226,10 +241,10 @@ def _in_place(
 
 def _backup(path: str, connection: sqlite3.Connection) -> str:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    target = f"{path}.{stamp}{database.BACKUP_SUFFIX}"
+    target = f"{path}.{stamp}{dbsource.BACKUP_SUFFIX}"
     number = 1
     while os.path.exists(target):
-        target = f"{path}.{stamp}-{number}{database.BACKUP_SUFFIX}"
+        target = f"{path}.{stamp}-{number}{dbsource.BACKUP_SUFFIX}"
         number += 1
     try:
         copy = sqlite3.connect(target)
@@ -261,12 +276,12 @@ def _repair_session(
         transcript, before = _lint_session(path, options, connection, sid)
         rows = Rows(connection)
         for located in before:
-            if not located.fixable:
-                continue
             finding = located.finding
+            if not located.fixable or finding.action is None:
+                continue
             start = len(rows.log)
             try:
-                verb = transcript.reader.repair_rows(transcript, finding.action, rows)
+                verb = transcript.reader.repair.apply_rows(transcript, finding.action, rows)
             except EditError as exc:
                 repair.rolled_back = f"{finding.rule.code}: {exc}"
                 break
@@ -299,10 +314,12 @@ def _lint_session(
     path: str, options: Options, connection: sqlite3.Connection, sid: str
 ) -> tuple[Transcript, list[Located]]:
     """One session read through ``connection`` (inside its transaction) and linted."""
-    from transcript_doctor.database import readers
-
     source = DatabaseSource(path, connection)
-    reader = next(r for r in readers() if options.reader in (None, r.name) and r.detect_database(connection))
+    reader = next(
+        r
+        for r in dblint.database_readers()
+        if options.reader in (None, r.name) and r.detect_database(connection)
+    )
     transcript = Transcript(reader, source, reader.read_sessions(source, [sid]))
     return transcript, engine.run(transcript, replace(options.for_path(path), with_edits=False))
 
@@ -322,7 +339,7 @@ def _verify(before: list[Located], after: list[Located], applied: list[Applied])
     return None
 
 
-def _finish(path: str, options: Options, plan: Plan, outcome: DatabaseOutcome, found: list[Located]) -> None:
+def _finish(path: str, options: Options, mode: str, outcome: DatabaseOutcome, found: list[Located]) -> None:
     """The outcome's applied and remaining findings: in place, from the database as it
     now is; for a diff, the findings whose session's repairs would not be committed."""
     done: set[str] = set()
@@ -332,9 +349,9 @@ def _finish(path: str, options: Options, plan: Plan, outcome: DatabaseOutcome, f
             done.add(repair.session)
         else:
             outcome.rolled_back.append(f"session {repair.session}: {repair.rolled_back}")
-    if plan.mode == "in-place" and outcome.changed:
-        found = database.inspect(path, options)[0].findings
-    elif plan.mode == "diff":
+    if mode == "in-place" and outcome.changed:
+        found = dblint.inspect(path, options)[0].findings
+    elif mode == "diff":
         found = [f for f in found if not (f.fixable and _session(f) in done)]
     reasons = {r.session: r.rolled_back for r in outcome.sessions if r.rolled_back is not None}
     outcome.remaining = [

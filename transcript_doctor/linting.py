@@ -158,9 +158,9 @@ def check(
     """Lint one path; an unreadable file or a bug in a reader is that file's error only.
 
     Standard input is reported (and configured) as ``stdin_filename`` when given."""
-    from transcript_doctor import database
+    from transcript_doctor import dblint
 
-    found = database.check(path, options)  # an SQLite store is read through SQLite
+    found = dblint.check(path, options)  # an SQLite store is read through SQLite
     if found is not None:
         return found
     try:

@@ -6,8 +6,9 @@ model, fixtures/opencode).  The store (``opencode.db``, ``kilo.db``) is read thr
 writes the same records as one JSON document ``{"info", "messages": [{"info", "parts"}]}``.
 The legacy ``storage/`` tree of older versions is not read (not recorded, see the spec).
 
-Only the store is repaired (``repair.py``, row updates): ``opencode import`` skips rows
-whose ids exist, so a repaired export could not replace a broken session.
+Only the store is repaired (``repair.py``: ``Repair.apply_rows``, row updates in a
+transaction): ``opencode import`` skips rows whose ids exist, so a repaired export could not
+replace a broken session.
 
 ``ref`` slots: in a database every message and part holds a ``refs.RowRef``; an export's
 elements hold none.
@@ -18,17 +19,14 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from transcript_doctor.actions import InsertResult, RemoveMessage
-from transcript_doctor.editing import EditError
 from transcript_doctor.model import Conversation, Origin
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.opencode import history, store
 from transcript_doctor.readers.opencode.history import Record
-from transcript_doctor.readers.opencode.refs import RowRef
 from transcript_doctor.source import NODE, Container, Source
 
 if TYPE_CHECKING:
-    from transcript_doctor.database import DatabaseSource, Rows
+    from transcript_doctor.dbsource import DatabaseSource
 
 SESSION_PREFIX = "ses_"
 
@@ -101,25 +99,6 @@ class OpenCodeReader(Reader):
         for where in errors:
             source.unreadable(*where)
         return conversations
-
-    # -- repairs (the store only) --------------------------------------------------
-
-    def supports(self, action: object) -> bool:
-        if isinstance(action, InsertResult):
-            return isinstance(action.call.ref, RowRef)
-        if isinstance(action, RemoveMessage):
-            from transcript_doctor.readers.opencode.repair import removable
-
-            return isinstance(action.message.ref, RowRef) and removable(action.message)
-        return False
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        raise EditError("OpenCode sessions are repaired in the database, not in a file")
-
-    def repair_rows(self, transcript: Transcript, action: object, rows: Rows) -> str:
-        from transcript_doctor.readers.opencode.repair import REPAIR
-
-        return REPAIR.apply(transcript, action, rows)
 
 
 READER = OpenCodeReader()

@@ -22,16 +22,18 @@ import json
 import re
 from typing import Any
 
-from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT, InsertResult, RemoveMessage
-from transcript_doctor.database import Rows
+from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT, Action, InsertResult, RemoveMessage
+from transcript_doctor.dbsource import Rows
 from transcript_doctor.editing import EditError
 from transcript_doctor.model import Message, PartKind
-from transcript_doctor.readers.base import Transcript
+from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.readers.opencode import store
 from transcript_doctor.readers.opencode.history import UNANSWERED
 from transcript_doctor.readers.opencode.refs import RowRef
+from transcript_doctor.transcript import Transcript
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+EXPORT = "an OpenCode session is repaired in its database (`opencode import` keeps rows it has)"
 
 
 def dumps(value: Any) -> str:
@@ -49,15 +51,33 @@ def removable(message: Message) -> bool:
     )
 
 
-class OpenCodeRepair:
-    def apply(self, transcript: Transcript, action: object, rows: Rows) -> str:
+class OpenCodeRepair(Repair):
+    """Repairs of the store only: the two actions below are supported for elements read
+    from a database (their refs are rows); an export's findings are not fixable."""
+
+    def accepts(self, action: Action) -> bool:
         if isinstance(action, InsertResult):
-            return self.insert_result(action, rows)
+            return isinstance(action.call.ref, RowRef)
         if isinstance(action, RemoveMessage):
-            return self.remove_message(action, rows)
+            return isinstance(action.message.ref, RowRef) and removable(action.message)
+        return False
+
+    def apply_rows(self, transcript: Transcript, action: Action, rows: Rows) -> str:
+        if isinstance(action, InsertResult):
+            return self._answer(action, rows)
+        if isinstance(action, RemoveMessage):
+            return self._remove(action, rows)
         raise EditError(f"opencode cannot apply {type(action).__name__}")
 
-    def insert_result(self, action: InsertResult, rows: Rows) -> str:
+    # The byte-file methods: defined so that the actions count as supported (for rows,
+    # ``accepts`` decides); an export is never repaired in its file.
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        raise EditError(EXPORT)
+
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
+        raise EditError(EXPORT)
+
+    def _answer(self, action: InsertResult, rows: Rows) -> str:
         ref = action.call.ref
         if not isinstance(ref, RowRef):
             raise EditError("the call is not a row of the database")
@@ -90,7 +110,7 @@ class OpenCodeRepair:
         rows.update("part", ref.id, action.call.origin.pointer or "", data=text, time_updated=end)
         return "replace"
 
-    def remove_message(self, action: RemoveMessage, rows: Rows) -> str:
+    def _remove(self, action: RemoveMessage, rows: Rows) -> str:
         if not removable(action.message):
             raise EditError("the turn holds more than empty text")
         for part in action.message.parts:

@@ -1,0 +1,212 @@
+"""Reader ``codex``: Codex CLI rollout JSONL ({timestamp, type, payload} lines).
+
+Spec: shared/spec/formats/codex.md.  What the model is sent is the sequence of
+``response_item`` payloads (OpenAI Responses API items), restarted by the latest
+``compacted.replacement_history``; ``event_msg`` lines only mirror them for the UI.  The
+items are regrouped into vendor-neutral messages in ``history``.  The legacy layout
+(a bare meta line, bare items, ``{"record_type":"state"}`` lines) holds the same items.
+``session_index.jsonl`` and ``history.jsonl`` from ``$CODEX_HOME`` are companions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.codex.history import At, History
+from transcript_doctor.source import STRICT, Container, Source
+
+REASON = "Codex RolloutLine envelope with session_meta"
+ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload", "ordinal"})
+# `RolloutItem` tags (protocol.rs; the newer ones are passed through untouched).
+ROLLOUT_TYPES = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "inter_agent_communication",
+        "inter_agent_communication_metadata",
+        "token_usage_record",
+        "world_state",
+        "retained_context",
+        "security_risk_score",
+        "realtime_item",
+    }
+)
+# Legacy recorder (codex-rs/core/src/rollout.rs @ 89a151f5): `SessionMeta{id, timestamp,
+# instructions?}` first (later with `git`), then bare ResponseItems and state lines.
+LEGACY_META_KEYS = frozenset({"id", "timestamp", "instructions", "git"})
+LEGACY_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "local_shell_call",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "web_search_call",
+    }
+)
+# session_index.rs `SessionIndexEntry`; message_history.rs `HistoryEntry` (older: conversation_id).
+INDEX_KEYS = frozenset({"id", "thread_name", "updated_at"})
+HISTORY_KEYS = (frozenset({"session_id", "ts", "text"}), frozenset({"conversation_id", "ts", "text"}))
+ROLLOUT = "rollout"
+LEGACY = "legacy"
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """``Conversation.ref``: how the file is laid out, for a later fix.
+
+    ``compacted`` is the record index of the ``compacted`` line whose replacement_history
+    the replayed history starts from (edits to items before the next line go into that
+    array), or None.
+    """
+
+    kind: str
+    compacted: int | None
+
+
+def _is_line(record: Any) -> bool:
+    return (
+        isinstance(record, dict)
+        and isinstance(record.get("type"), str)
+        and isinstance(record.get("timestamp"), str)
+        and "payload" in record
+        and record.keys() <= ENVELOPE_KEYS
+    )
+
+
+def _str_in(value: Any, names: frozenset[str]) -> bool:
+    return isinstance(value, str) and value in names
+
+
+def _is_legacy(head: list[Any]) -> bool:
+    meta, rest = head[0], head[1:]
+    if not (isinstance(meta, dict) and meta.keys() <= LEGACY_META_KEYS):
+        return False
+    if not (isinstance(meta.get("id"), str) and isinstance(meta.get("timestamp"), str)):
+        return False
+    return bool(rest) and all(
+        isinstance(r, dict)
+        and (
+            r.get("record_type") == "state"
+            or (_str_in(r.get("type"), LEGACY_ITEM_TYPES) and "payload" not in r)
+        )
+        for r in rest
+    )
+
+
+def _companion(head: list[Any]) -> str | None:
+    if not all(isinstance(r, dict) for r in head):
+        return None
+    if all(r.keys() == INDEX_KEYS for r in head):
+        return "Codex session_index.jsonl (thread names; not a transcript)"
+    if all(r.keys() in HISTORY_KEYS and isinstance(r.get("ts"), int) for r in head):
+        return "Codex history.jsonl (prompt history; not a transcript)"
+    return None
+
+
+def _layout(head: list[Any]) -> str:
+    return LEGACY if head and not _is_line(head[0]) and _is_legacy(head) else ROLLOUT
+
+
+class CodexReader(Reader):
+    name = "codex"
+    summary = "Codex CLI rollout JSONL ({timestamp, type, payload} lines)"
+    # read_to_string (fails on invalid UTF-8) then serde_json per line: as strict as orjson.
+    loader = STRICT
+
+    def detect(self, source: Source) -> Detection | None:
+        if source.container is not Container.JSONL:
+            return None
+        head = source.head()
+        if not head:
+            return None
+        first = head[0]
+        if _is_line(first) and first["type"] == "session_meta":
+            return self.claim(REASON, DEFINITIVE)
+        if all(_is_line(r) and r["type"] in ROLLOUT_TYPES for r in head):
+            # A torn or cut first line: the vendor cannot resume it, but it is still a rollout.
+            return self.claim("Codex RolloutLine envelope (first line is not session_meta)", SPECIFIC)
+        if _is_legacy(head):
+            return self.claim("legacy Codex rollout", SPECIFIC)
+        companion = _companion(head)
+        if companion is not None:
+            return self.claim(companion, SPECIFIC, transcript=False)
+        return None
+
+    def read(self, source: Source) -> list[Conversation]:
+        history = History(source)
+        kind = _layout(source.head())
+        compacted: int | None = None
+        lines = source.lines
+        start = 0 if kind == LEGACY else _last_compaction(source)
+        for line in lines[:start]:
+            source.record(line)  # only for TD001: the compaction replaces what they held
+        for line, record in source.records(lines[start:]):
+            if not isinstance(record, dict):
+                continue
+            if kind == LEGACY:
+                # The meta and state lines have no `type`: the history skips them.
+                history.add(record, At(line.number, line.index, None, "", line))
+                continue
+            rollout_type = record.get("type")
+            payload = record.get("payload")
+            if rollout_type == "response_item":
+                history.add(payload, At(line.number, line.index, None, "/payload", line))
+            elif rollout_type == "compacted" and isinstance(payload, dict):
+                compacted = line.index
+                _compact(history, payload, line.number, line.index)
+            elif rollout_type == "event_msg" and isinstance(payload, dict):
+                _event(history, payload)
+        return [Conversation(history.finish(), self.dialect, ref=Layout(kind, compacted))]
+
+
+def _last_compaction(source: Source) -> int:
+    """The index of the last ``compacted`` line (0 without one): Codex rebuilds the history
+    from its replacement, so nothing before it needs building (a long session compacts
+    hundreds of times, each replacement holding the history so far)."""
+    for line in reversed(source.lines):
+        if b'"compacted"' in source.line_bytes(line):
+            record = source.peek(line)
+            if (
+                isinstance(record, dict)
+                and record.get("type") == "compacted"
+                and isinstance(record.get("payload"), dict)
+            ):
+                return line.index
+    return 0
+
+
+def _event(history: History, payload: dict[str, Any]) -> None:
+    """The one UI event that changes what is replayed: a rollback of whole user turns."""
+    turns = payload.get("num_turns")
+    if payload.get("type") == "thread_rolled_back" and type(turns) is int and turns > 0:
+        # Unconfirmed: newer builds add `rollback_start_index`; read as num_turns here.
+        history.rollback(turns)
+
+
+def _compact(history: History, payload: dict[str, Any], number: int, index: int) -> None:
+    """Restart the history from a ``compacted`` line, as Codex does on resume."""
+    history.reset()
+    replacement = payload.get("replacement_history")
+    if isinstance(replacement, list):
+        for k, item in enumerate(replacement):
+            pointer = f"/payload/replacement_history/{k}"
+            history.add(item, At(number, index, pointer, pointer, None, k))
+        return
+    # Unconfirmed for builds before replacement_history existed: Codex now rebuilds the
+    # history from the earlier user messages plus the summary, all sent as user messages.
+    summary = payload.get("message")
+    if isinstance(summary, str):
+        part = Part(PartKind.TEXT, Origin(number, index, "/payload/message"), text=summary)
+        history.append(Message(Role.USER, [part], Origin(number, index)))
+
+
+READER = CodexReader()

@@ -1,0 +1,538 @@
+"""Reader ``gemini-cli``: Gemini CLI chat recordings (JSONL stream and legacy session .json).
+
+Spec: shared/spec/formats/gemini-cli.md.  The JSONL file is a log of edits, not a list of
+messages: a repeated ``id`` replaces a message in place, ``$set.messages`` resets the whole
+list, ``$rewindTo`` cuts it.  The reader replays those edits the way the CLI's loader does
+(``loadConversationRecord``) and then derives the history the way resume does
+(``convertSessionToClientHistory``), so findings describe what the model is sent, and
+point at the record that actually defines each message — which is also the record
+``fix`` edits (``repair``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.readers import gemini_content
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
+from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
+from transcript_doctor.source import NODE, Container, Line, Source, fingerprint
+
+NOTICE_TYPES = frozenset({"info", "error", "warning"})
+MESSAGE_TYPES = frozenset({"user", "gemini"}) | NOTICE_TYPES
+# isIgnoredUserContent (sessionUtils.ts): slash commands, `?` help and injected context.
+IGNORED_PREFIXES = ("/", "?", "<session_context>", "<hook_context>")
+# client.ts `sendMessageStream`: after an empty or malformed model response the CLI sends
+# this as a user turn (`continueOnFailedApiCall`) and records it: the harness asking the
+# model to go on, not a prompt (TD104 must not read it as one).
+CONTINUE_NUDGE = "System: Please continue."
+# core/logger.ts: `logs.json`, and its backups `logs.json.<reason>.<ms>.bak`.
+PROMPT_LOG_NAME = re.compile(r"logs\.json(\.[A-Za-z_]+\.\d+\.bak)?$")
+PROMPT_LOG_KEYS: dict[str, type | tuple[type, ...]] = {
+    "sessionId": str,
+    "messageId": (int, float),
+    "type": str,
+    "message": str,
+    "timestamp": str,
+}
+# partToString(…, {verbose: true}) summaries of non-text parts (after videoMetadata and thought).
+VERBOSE_PARTS = (
+    ("codeExecutionResult", "[Code Execution Result]"),
+    ("executableCode", "[Executable Code]"),
+    ("fileData", "[File Data]"),
+    ("functionCall", "[Function Call]"),
+    ("functionResponse", "[Function Response]"),
+    ("inlineData", "[Media]"),
+)
+
+Locate = Callable[..., Origin]  # tokens below the message object -> Origin
+
+
+@dataclass(slots=True, eq=False)
+class _Entry:
+    """One surviving message record, converted the way resume reads it."""
+
+    message_id: str
+    kind: str  # "user" | "gemini" | "skip" (notices, ignored user text, unknown types)
+    origin: Origin
+    base: str
+    checkpoint_index: int | None
+    parts: list[Part] = field(default_factory=list)
+    # toolCalls[].result parts, grouped per call: (call id, parts) — the CLI's `_response` turn.
+    results: list[tuple[str, list[Part]]] = field(default_factory=list)
+    dup_key: object = None
+
+
+def _js_truthy(value: Any) -> bool:
+    if value is None or value is False or value == "":
+        return False
+    return not (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0)
+
+
+def _part_string(part: Any) -> str:
+    if isinstance(part, str):
+        return part
+    if not isinstance(part, dict):
+        return ""
+    if "videoMetadata" in part:
+        return "[Video Metadata]"
+    if "thought" in part:
+        return f"[Thought: {part['thought']}]"
+    for key, summary in VERBOSE_PARTS:
+        if key in part:
+            return summary
+    text = part.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _content_string(content: Any) -> str:
+    """What ``partListUnionToString`` makes of a content (only its trimmed start matters)."""
+    if not _js_truthy(content):
+        return ""
+    if isinstance(content, list):
+        return "".join(_part_string(p) for p in content)
+    return _part_string(content)
+
+
+def _ignored_user_text(content: Any) -> bool:
+    text = _content_string(content).strip()
+    return not text or text.startswith(IGNORED_PREFIXES)
+
+
+def _content_parts(content: Any, at: Locate) -> list[Part]:
+    """Parts of a ``content`` PartListUnion (a string, one Part, or a list)."""
+    if isinstance(content, list):
+        return gemini_content.parts(content, lambda j: at("content", j))
+    return gemini_content.parts(content, lambda _j: at("content"))
+
+
+class _Converter:
+    """Turns one message record into an :class:`_Entry`, the way resume reads it."""
+
+    def __init__(self, record: dict[str, Any], at: Locate) -> None:
+        self.record = record
+        self.at = at
+        items = record.get("toolCalls")
+        self.tool_calls = (
+            [(k, c) for k, c in enumerate(items) if isinstance(c, dict)] if isinstance(items, list) else []
+        )
+
+    def user(self) -> tuple[str, list[Part]]:
+        content = self.record.get("content")
+        if _ignored_user_text(content):
+            return "skip", []
+        return "user", _content_parts(content, self.at)
+
+    def gemini(self) -> tuple[list[Part], list[tuple[str, list[Part]]]]:
+        content = self.record.get("content")
+        stored = _content_parts(content, self.at) if _js_truthy(content) else []
+        raw = content if isinstance(content, list) else [content]
+        if any(
+            isinstance(p, dict) and (_js_truthy(p.get("functionCall")) or _js_truthy(p.get("thought")))
+            for p in raw
+        ):
+            # Content is the source of truth: these are stored API parts, so the first
+            # call's thoughtSignature belongs in the file and its absence is real (TD401).
+            first = next((p for p in stored if p.kind is PartKind.TOOL_CALL), None)
+            if first is not None:
+                first.needs_signature = True
+            return stored, self.results()
+        # Rebuilt on resume from thoughts[], content and toolCalls[]: the CLI never records
+        # signatures there by design and re-signs the calls itself when it sends them.
+        built = self.thoughts() + stored + self.calls()
+        return built, self.results()
+
+    def thoughts(self) -> list[Part]:
+        items = self.record.get("thoughts")
+        found: list[Part] = []
+        if not isinstance(items, list):
+            return found
+        for index, thought in enumerate(items):
+            if not isinstance(thought, dict):
+                continue
+            subject, description = thought.get("subject"), thought.get("description")
+            text = description if isinstance(description, str) else ""
+            if isinstance(subject, str) and subject:
+                text = f"**{subject}** {text}"
+            found.append(Part(PartKind.THINKING, self.at("thoughts", index), text=text))
+        return found
+
+    def _call_id(self, index: int, call: dict[str, Any]) -> tuple[str, str]:
+        """The call's id and how it pairs; an id-less record pairs with its own result."""
+        call_id = call.get("id")
+        if isinstance(call_id, str):
+            return call_id, "id"
+        origin = self.at("toolCalls", index)
+        return f"toolCalls@{origin.record}:{origin.pointer}", "adjacency"
+
+    def calls(self) -> list[Part]:
+        found: list[Part] = []
+        for index, call in self.tool_calls:
+            call_id, paired_by = self._call_id(index, call)
+            name = call.get("name")
+            found.append(
+                Part(
+                    PartKind.TOOL_CALL,
+                    self.at("toolCalls", index),
+                    call_id=call_id,
+                    name=name if isinstance(name, str) else None,
+                    paired_by=paired_by,
+                )
+            )
+        return found
+
+    def results(self) -> list[tuple[str, list[Part]]]:
+        found: list[tuple[str, list[Part]]] = []
+        for index, call in self.tool_calls:
+            result = call.get("result")
+            if not _js_truthy(result):
+                continue
+            call_id, paired_by = self._call_id(index, call)
+            name = call.get("name")
+            name = name if isinstance(name, str) else None
+            if isinstance(result, str):
+                origin = self.at("toolCalls", index, "result")
+                parts = [Part(PartKind.TOOL_RESULT, origin, call_id=call_id, name=name)]
+            else:
+                parts = gemini_content.parts(result, self._result_at(index, isinstance(result, list)))
+            found.append((call_id, _own_results(parts, call_id, paired_by)))
+        return found
+
+    def _result_at(self, index: int, listed: bool) -> gemini_content.At:
+        if listed:
+            return lambda j: self.at("toolCalls", index, "result", j)
+        return lambda _j: self.at("toolCalls", index, "result")
+
+
+def _own_results(parts: list[Part], call_id: str, paired_by: str) -> list[Part]:
+    """The parts of one call's ``result`` that answer that call.
+
+    The CLI's masking sync stores the whole user turn in every call's ``result``
+    (chatRecordingService ``updateMessagesFromHistory``), so a result can hold its
+    siblings' responses too: those are copies, not answers to this call.
+    """
+    own: list[Part] = []
+    for part in parts:
+        if part.kind is PartKind.TOOL_RESULT:
+            if part.call_id is None:
+                part.call_id, part.paired_by = call_id, paired_by
+            elif part.call_id != call_id:
+                continue
+        own.append(part)
+    return own
+
+
+def _convert(record: dict[str, Any], message_id: str, at: Locate, base: str, dup: bool) -> _Entry:
+    origin = at()
+    index = _checkpoint_index(base)
+    converter = _Converter(record, at)
+    kind = record.get("type")
+    entry = _Entry(message_id, "skip", origin, base, index)
+    if kind == "user":
+        entry.kind, entry.parts = converter.user()
+        if dup and entry.kind == "user" and any(p.kind is not PartKind.TOOL_RESULT for p in entry.parts):
+            stamp = record.get("timestamp")
+            if isinstance(stamp, str):
+                entry.dup_key = (stamp, _identity(record.get("content")))
+    elif kind == "gemini":
+        entry.kind = "gemini"
+        entry.parts, entry.results = converter.gemini()
+    for part in entry.parts:
+        part.ref = (part.origin.pointer or "")[len(base) :]
+    for _, parts in entry.results:
+        for part in parts:
+            part.ref = (part.origin.pointer or "")[len(base) :]
+    return entry
+
+
+def _identity(content: Any) -> object:
+    """Comparable bytes of a content (records stdlib had to parse included)."""
+    return fingerprint(content)
+
+
+def _checkpoint_index(base: str) -> int | None:
+    if base.startswith("/$set/messages/"):
+        return int(base.rsplit("/", 1)[1])
+    return None
+
+
+def _line_at(line: Line, base: str) -> Locate:
+    def at(*tokens: str | int) -> Origin:
+        pointer = base + "".join(f"/{t}" for t in tokens)  # fixed keys and indices: no escaping
+        return Origin(line.number, line.index, pointer or None)
+
+    return at
+
+
+def _document_at(index: int, base: str) -> Locate:
+    def at(*tokens: str | int) -> Origin:
+        return Origin(0, index, base + "".join(f"/{t}" for t in tokens))
+
+    return at
+
+
+class _Replay:
+    """The loader's ordered map of messages, with where each one is defined.
+
+    Upserts keep the first position, ``$set.messages`` clears and rebuilds, ``$rewindTo``
+    cuts the list at an id (or clears it when the id is unknown).  Positions are kept in
+    a list with an index so that a cut costs only what it removes.  Only where each
+    message is defined is kept (line index and pointer): the survivors are converted at
+    the end, so superseded versions and parsed records cost nothing.
+    """
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+        self.position: dict[str, int] = {}
+        self.slots: dict[str, tuple[int, str]] = {}
+        self.carrying: dict[str, list[int]] = {}
+        self.rewinds: list[tuple[int, str]] = []
+
+    def upsert(self, key: str, line_index: int, base: str) -> None:
+        if key not in self.position:
+            self.position[key] = len(self.order)
+            self.order.append(key)
+        self.slots[key] = (line_index, base)
+        lines = self.carrying.setdefault(key, [])
+        if not lines or lines[-1] != line_index:
+            lines.append(line_index)
+
+    def clear(self) -> None:
+        self.order.clear()
+        self.position.clear()
+        self.slots.clear()
+        self.carrying.clear()
+
+    def rewind(self, target: str, line_index: int) -> None:
+        self.rewinds.append((line_index, target))
+        start = self.position.get(target)
+        if start is None:
+            self.clear()
+            return
+        for key in self.order[start:]:
+            del self.position[key], self.slots[key], self.carrying[key]
+        del self.order[start:]
+
+    def entries(self, source: Source) -> list[_Entry]:
+        """The surviving messages, converted; each defining line is parsed once more."""
+        by_line: dict[int, list[tuple[int, str, str]]] = {}
+        for position, key in enumerate(self.order):
+            line_index, base = self.slots[key]
+            by_line.setdefault(line_index, []).append((position, key, base))
+        found: list[_Entry | None] = [None] * len(self.order)
+        for line_index, wanted in by_line.items():
+            line = source.lines[line_index]
+            record = source.record(line)
+            for position, key, base in wanted:
+                value = _at_pointer(record, base)
+                # A checkpoint's timestamps are the rebuild's, not the prompt's: no TD403 identity.
+                dup = not base.startswith("/$set/")
+                found[position] = _convert(value, key, _line_at(line, base), base, dup)
+        return [entry for entry in found if entry is not None]
+
+
+def _at_pointer(record: dict[str, Any], base: str) -> dict[str, Any]:
+    """The message object at ``""``, ``/$set/messages/<i>`` or ``/messages/<i>`` of a record."""
+    if not base:
+        return record
+    *path, index = base[1:].split("/")
+    value: Any = record
+    for token in path:
+        value = value[token]
+    item = value[int(index)]
+    assert isinstance(item, dict)
+    return item
+
+
+def _message_id(value: Any) -> str | None:
+    if isinstance(value, dict):
+        key = value.get("id")
+        if isinstance(key, str):
+            return key
+    return None
+
+
+def _stream_record(replay: _Replay, record: Any, line: Line) -> None:
+    """Apply one JSONL record, tested in the loader's order."""
+    if not isinstance(record, dict):
+        return
+    if isinstance(record.get("$rewindTo"), str):
+        replay.rewind(record["$rewindTo"], line.index)
+        return
+    key = _message_id(record)
+    if key is not None:
+        replay.upsert(key, line.index, "")
+        return
+    update = record.get("$set")
+    if isinstance(update, (dict, list)):  # JS `typeof … === 'object'`: arrays count too
+        messages = update.get("messages") if isinstance(update, dict) else None
+        if isinstance(messages, list):
+            replay.clear()
+            _upsert_all(replay, messages, line.index, "/$set/messages")
+        return
+    if isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+        messages = record.get("messages")
+        if isinstance(messages, list):  # a whole legacy record on one line
+            _upsert_all(replay, messages, line.index, "/messages")
+
+
+def _upsert_all(replay: _Replay, messages: list[Any], line_index: int, base: str) -> None:
+    for index, item in enumerate(messages):
+        key = _message_id(item)
+        if key is not None:
+            replay.upsert(key, line_index, f"{base}/{index}")
+
+
+def _recorded_results(entries: list[_Entry], start: int) -> set[str]:
+    """Call ids answered by recorded user messages in the user run starting at ``start``."""
+    found: set[str] = set()
+    index = start
+    while index < len(entries) and entries[index].kind == "user":
+        parts = entries[index].parts
+        found.update(p.call_id for p in parts if p.kind is PartKind.TOOL_RESULT and p.call_id)
+        index += 1
+    return found
+
+
+def _ref(entry: _Entry, lines: tuple[int, ...]) -> MessageRef:
+    return MessageRef(
+        entry.message_id or None, entry.origin.record, entry.base, entry.checkpoint_index, lines
+    )
+
+
+def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Message]:
+    """The replayed history: what ``convertSessionToClientHistory`` sends on resume.
+
+    A call's result is stored twice by design since PR #26939 (``toolCalls[].result`` and
+    the recorded ``functionResponse`` user message that follows): the recorded message
+    carries it and the ``result`` copy is left out, so the pair counts as one result.
+    """
+    live = [e for e in entries if e.kind != "skip"]
+    messages: list[Message] = []
+    for index, entry in enumerate(live):
+        ref = _ref(entry, tuple(carrying.get(entry.message_id, ())))
+        if entry.kind == "user":
+            nudge = "".join(p.text for p in entry.parts if p.kind is PartKind.TEXT).strip() == CONTINUE_NUDGE
+            messages.append(
+                Message(
+                    Role.USER,
+                    entry.parts,
+                    entry.origin,
+                    harness_written=nudge,
+                    dup_key=entry.dup_key,
+                    ref=ref,
+                )
+            )
+            continue
+        messages.append(Message(Role.ASSISTANT, entry.parts, entry.origin, ref=ref))
+        if not entry.results:
+            continue
+        recorded = _recorded_results(live, index + 1)
+        parts = [p for call_id, group in entry.results if call_id not in recorded for p in group]
+        if parts:
+            origin = replace(entry.origin, pointer=entry.base + "/toolCalls")
+            messages.append(Message(Role.USER, parts, origin, ref=replace(ref, results=True)))
+    gemini_content.sign_active_loop(messages)
+    return messages
+
+
+def _prompt_log(value: Any, path: str) -> bool:
+    if not isinstance(value, list):
+        return False
+    if not value:
+        return PROMPT_LOG_NAME.search(path) is not None
+    return all(
+        isinstance(item, dict)
+        and all(
+            isinstance(item.get(k), t) and not isinstance(item.get(k), bool)
+            for k, t in PROMPT_LOG_KEYS.items()
+        )
+        for item in value
+    )
+
+
+def _legacy(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if not (isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str)):
+        return False
+    messages = value.get("messages")
+    return isinstance(messages, list) and all(
+        isinstance(m, dict) and m.get("type") in MESSAGE_TYPES for m in messages
+    )
+
+
+def _stream_head(head: list[Any]) -> bool:
+    first = next((r for r in head if isinstance(r, dict)), None)
+    if (
+        first is not None
+        and isinstance(first.get("sessionId"), str)
+        and isinstance(first.get("projectHash"), str)
+        and "uuid" not in first
+    ):
+        return True
+    return any(
+        isinstance(r, dict)
+        and "uuid" not in r
+        and (isinstance(r.get("$set"), dict) or isinstance(r.get("$rewindTo"), str))
+        for r in head
+    )
+
+
+class GeminiCliReader(Reader):
+    name = "gemini-cli"
+    summary = "Gemini CLI chat recordings (JSONL stream and legacy session .json)"
+    # loadConversationRecord(): readline over a byte stream (UTF-8 with U+FFFD), JSON.parse.
+    loader = NODE
+    # The CLI merges consecutive same-role Contents before sending, and a tool-response
+    # turn followed by a prompt is fused into one user turn on replay (TD104).
+    dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
+
+    def detect(self, source: Source) -> Detection | None:
+        if source.container is Container.JSONL:
+            if _stream_head(source.head()):
+                return self.claim("Gemini CLI JSONL header / $set records", DEFINITIVE)
+            return None
+        value = source.value
+        if _legacy(value):
+            return self.claim("Gemini CLI legacy session object", DEFINITIVE)
+        if _prompt_log(value, source.path):
+            return self.claim(
+                "Gemini CLI prompt log logs.json (not a transcript)", DEFINITIVE, transcript=False
+            )
+        return None
+
+    def read(self, source: Source) -> list[Conversation]:
+        if source.container is Container.JSONL:
+            return [self._stream(source)]
+        value = source.value
+        if not isinstance(value, dict):
+            return []  # a prompt log read with --reader gemini-cli: nothing to replay
+        messages = value.get("messages")
+        if isinstance(messages, list):
+            return [self._document(messages)]
+        return [Conversation([], self.dialect, ref=StreamRef(legacy=True))]
+
+    def _stream(self, source: Source) -> Conversation:
+        replay = _Replay()
+        for line, record in source.records():
+            _stream_record(replay, record, line)
+        messages = _messages(replay.entries(source), replay.carrying)
+        return Conversation(messages, self.dialect, ref=StreamRef(False, tuple(replay.rewinds)))
+
+    def _document(self, items: list[Any]) -> Conversation:
+        """A legacy document is used as stored: no upserts, the list is the history."""
+        entries: list[_Entry] = []
+        for index, item in enumerate(items):
+            if isinstance(item, dict):
+                key = _message_id(item)
+                base = f"/messages/{index}"
+                entries.append(_convert(item, key or "", _document_at(index, base), base, dup=True))
+        return Conversation(_messages(entries, {}), self.dialect, ref=StreamRef(legacy=True))
+
+
+READER = GeminiCliReader()
