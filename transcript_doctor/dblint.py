@@ -6,6 +6,7 @@ See ``dbsource`` for how a database is read; ``linting``, ``api`` and ``dbfix`` 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from dataclasses import replace
@@ -22,8 +23,11 @@ def database_readers() -> list[Reader]:
     return [r for r in readers.all_readers() if r.reads_databases]
 
 
-def check(path: str, options: Options) -> FileReport | None:
-    """Lint ``path`` if it is a database or a part of one; None: the byte path reads it."""
+def check(path: str, options: Options, fingerprints: bool = False) -> FileReport | None:
+    """Lint ``path`` if it is a database or a part of one; None: the byte path reads it.
+
+    ``fingerprints`` (``--baseline``): a row's finding is keyed on the row's id, which no
+    later write moves (the pointer names it; a TD001 names it in its message)."""
     if path == "-":
         return None
     main = part_of(path)
@@ -33,26 +37,55 @@ def check(path: str, options: Options) -> FileReport | None:
         )
     if not is_database(path):
         return None
-    return inspect(path, options)[0]
+    report = inspect(path, options)[0]
+    if fingerprints:
+        for located in report.findings:
+            subject = located.origin.pointer or located.finding.message
+            located.fingerprint = hashlib.sha256(
+                b"row\0" + subject.encode("utf-8", "surrogatepass")
+            ).hexdigest()[:16]
+    return report
 
 
-def inspect(
-    path: str, options: Options, connection: sqlite3.Connection | None = None
-) -> tuple[FileReport, Transcript | None]:
-    """Lint a database (through ``connection`` when given, else a read-only one of its
-    own, closed again); the transcript is for ``fix`` and holds no open connection."""
+def explain(path: str, options: Options) -> str | None:
+    """``formats``: which reader claims a database and why (None: not a database path)."""
+    if path == "-":
+        return None
+    main = part_of(path)
+    if main is not None:
+        return f"part of the SQLite database {os.path.basename(main)} beside it, skipped"
+    if not is_database(path):
+        return None
+    if path.endswith(BACKUP_SUFFIX):
+        return "a backup `fix` made of a database, skipped"
+    options = options.for_path(path)
+    try:
+        connection = connect(path)
+        try:
+            for reader in database_readers():
+                if options.reader in (None, reader.name):
+                    claim = reader.detect_database(connection)
+                    if claim is not None:
+                        return f"{claim.reader} ({claim.reason})"
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        return f"an SQLite database that cannot be read ({_why(exc)})"
+    return "not a transcript (an SQLite database no reader recognises)"
+
+
+def inspect(path: str, options: Options) -> tuple[FileReport, Transcript | None]:
+    """Lint a database through a read-only connection of its own, closed again (the
+    transcript, for ``fix``, then holds a closed connection: it is never read again)."""
     options = options.for_path(path)
     if path.endswith(BACKUP_SUFFIX):
         return FileReport(path, skipped="a backup `fix` made of a database before repairing it"), None
-    own = connection is None
     try:
-        if connection is None:
-            connection = connect(path)
+        connection = connect(path)
         try:
             return _inspect(path, options, connection)
         finally:
-            if own:
-                connection.close()
+            connection.close()
     except sqlite3.Error as exc:
         return FileReport(path, error=f"cannot read {path} as an SQLite database: {_why(exc)}"), None
 

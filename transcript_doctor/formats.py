@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from transcript_doctor import engine, prescreen, readers, walk
+from transcript_doctor import dblint, engine, prescreen, readers, walk
 from transcript_doctor.checks import unknown_layout
 from transcript_doctor.safetext import printable
 from transcript_doctor.source import Container, NotJson, sniff
@@ -22,6 +22,10 @@ def run(paths: list[str], options: engine.Options) -> int:
         if isinstance(target, OSError):
             _error(f"cannot read {printable(str(target.filename))}: {target.strerror}")
             failed = True
+            continue
+        database = dblint.explain(target.path, options)  # an SQLite store: asked through SQLite
+        if database is not None:
+            print(f"{printable(target.path)}: {printable(database)}")
             continue
         try:
             data = sys.stdin.buffer.read() if target.path == "-" else Path(target.path).read_bytes()

@@ -160,7 +160,7 @@ def check(
     Standard input is reported (and configured) as ``stdin_filename`` when given."""
     from transcript_doctor import dblint
 
-    found = dblint.check(path, options)  # an SQLite store is read through SQLite
+    found = dblint.check(path, options, fingerprints)  # an SQLite store is read through SQLite
     if found is not None:
         return found
     try:

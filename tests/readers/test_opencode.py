@@ -563,3 +563,37 @@ def test_the_backup_is_not_linted_again(tmp_path: Path) -> None:
     code, _out, err = run("lint", "-v", str(tmp_path))
     assert code == 0 and "a backup `fix` made of a database before repairing it" in err
     assert os.path.exists(next(iter(tmp_path.glob("*.td-backup"))))
+
+
+def test_formats_names_the_store_and_its_parts(tmp_path: Path) -> None:
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        shutil.copyfile(DIR / "kill-tool/raw-phase1" / name, tmp_path / name)
+    copy(tmp_path, "kilo-kill-tool/kilo-1.db", "kilo.db")
+    code, out, _err = run("formats", str(tmp_path))
+    assert code == 0
+    assert out.splitlines() == [
+        f"{tmp_path}/kilo.db: opencode (a Kilo session store (tables session, message, part))",
+        f"{tmp_path}/opencode.db: opencode (an OpenCode session store (tables session, message, part))",
+        f"{tmp_path}/opencode.db-shm: part of the SQLite database opencode.db beside it, skipped",
+        f"{tmp_path}/opencode.db-wal: part of the SQLite database opencode.db beside it, skipped",
+    ]
+
+
+def test_a_baseline_hides_a_database_finding_until_another_row_breaks(tmp_path: Path) -> None:
+    path = _merged(tmp_path)
+    connection = sqlite3.connect(path)
+    connection.execute("DELETE FROM part WHERE id = ?", (KILL_STREAM_PART,))  # one finding left
+    connection.commit()
+    connection.close()
+    baseline = tmp_path / "b.json"
+    assert run("lint", "--baseline", str(baseline), "--write-baseline", str(path))[0] == 0
+    code, out, _err = run("lint", "-o", "concise", "--baseline", str(baseline), str(path))
+    assert code == 0 and "1 finding in the baseline not shown" in out
+    shutil.copyfile(DIR / "kill-stream/opencode-2.db", tmp_path / "other.db")
+    connection = sqlite3.connect(path)
+    connection.execute("ATTACH ? AS other", (str(tmp_path / "other.db"),))
+    connection.execute("INSERT INTO main.part SELECT * FROM other.part WHERE id = ?", (KILL_STREAM_PART,))
+    connection.commit()
+    connection.close()
+    code, out, _err = run("lint", "-o", "concise", "--baseline", str(baseline), str(path))
+    assert code == 1 and out.count("TD103") == 1 and "TD301" not in out

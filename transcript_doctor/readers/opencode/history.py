@@ -141,4 +141,6 @@ def _tool(body: dict[str, Any], part: Record) -> tuple[Part, Part | None]:
 
 def escape(token: str) -> str:
     """A JSON Pointer reference token (RFC 6901)."""
+    if "~" not in token and "/" not in token:  # every id OpenCode writes
+        return token
     return token.replace("~", "~0").replace("/", "~1")

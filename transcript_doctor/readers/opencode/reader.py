@@ -82,8 +82,8 @@ class OpenCodeReader(Reader):
     def detect_database(self, connection: sqlite3.Connection) -> Detection | None:
         if not store.is_store(connection):
             return None
-        vendor = "Kilo" if store.is_kilo(connection) else "OpenCode"
-        return self.claim(f"an {vendor} session store (tables session, message, part)", DEFINITIVE)
+        vendor = "a Kilo" if store.is_kilo(connection) else "an OpenCode"
+        return self.claim(f"{vendor} session store (tables session, message, part)", DEFINITIVE)
 
     def read_database(self, source: DatabaseSource) -> list[Conversation]:
         return self.read_sessions(source, store.session_ids(source.connection))
