@@ -210,6 +210,9 @@ def _in_place(
     except sqlite3.Error as exc:
         raise Refused(f"cannot open {path} for writing: {exc}; nothing changed") from None
     try:
+        damage = _problems(connection, "quick_check")
+        if damage:  # never write into a damaged database: SQLite may spread the damage
+            raise Refused(f"{path} is damaged (quick_check: {damage}); not repaired, nothing changed")
         if plan.backup:
             outcome.backup = _backup(path, connection)
         for sid in sessions:
@@ -228,15 +231,22 @@ def _in_place(
                     f"{path} is locked by another program ({exc}; is OpenCode running? close it "
                     f"and run fix again); {before}"
                 ) from None
-        check = connection.execute("PRAGMA integrity_check").fetchall()
-        if [tuple(row) for row in check] != [("ok",)]:
-            problems = "; ".join(str(row[0]) for row in check[:3])
+        problems = _problems(connection, "integrity_check")
+        if problems:
             where = f"; the backup is {outcome.backup}" if outcome.backup else ""
             raise Refused(f"{path}: integrity_check after the repair: {problems}{where}")
     except sqlite3.Error as exc:
         raise Refused(f"cannot repair {path}: {exc}") from None
     finally:
         connection.close()
+
+
+def _problems(connection: sqlite3.Connection, pragma: str) -> str:
+    """What ``PRAGMA integrity_check``/``quick_check`` reports ("" when "ok")."""
+    rows = connection.execute(f"PRAGMA {pragma}").fetchall()
+    if [tuple(row) for row in rows] == [("ok",)]:
+        return ""
+    return "; ".join(str(row[0]) for row in rows[:3])
 
 
 def _backup(path: str, connection: sqlite3.Connection) -> str:

@@ -109,8 +109,9 @@ def _inspect(
         return FileReport(path, skipped="not a transcript: an SQLite database no reader recognises"), None
     reader = chosen
     source = DatabaseSource(path, connection)
-    transcript = Transcript(reader, source, reader.read_database(source))
-    found = engine.run(transcript, replace(options, with_edits=False))  # rows: no byte edits
+    with engine._no_gc():  # as for a file: many small objects, no cycles (a third faster)
+        transcript = Transcript(reader, source, reader.read_database(source))
+        found = engine.run(transcript, replace(options, with_edits=False))  # rows: no byte edits
     for located in found:  # rows have no line: 0 everywhere, also where a rule gave none
         origin = located.origin
         located.origin = Origin(0, origin.record, origin.pointer)

@@ -597,3 +597,50 @@ def test_a_baseline_hides_a_database_finding_until_another_row_breaks(tmp_path: 
     connection.close()
     code, out, _err = run("lint", "-o", "concise", "--baseline", str(baseline), str(path))
     assert code == 1 and out.count("TD103") == 1 and "TD301" not in out
+
+
+def test_a_pending_part_is_answered_too(tmp_path: Path) -> None:
+    """``pending`` (the call's arguments still streaming): the state OpenCode first writes,
+    as the event log of kill-tool-step2 records it; the part row itself was never seen so."""
+    path = copy(tmp_path, "kill-tool/opencode-2.db")
+    pending = {
+        "type": "tool",
+        "tool": "bash",
+        "callID": "call_slow_0",
+        "state": {"status": "pending", "input": {}, "raw": ""},
+    }
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps(pending), KILL_TOOL_PART))
+    connection.commit()
+    connection.close()
+    assert [r["rule"] for r in lint_json(path)] == ["TD301"]
+    code, _out, err = run("fix", "--in-place", "--no-backup", str(path))
+    assert code == 1, err
+    assert part_data(path, KILL_TOOL_PART)["state"] == {
+        "status": "error",
+        "input": {},
+        "error": SYNTHETIC,
+        "time": {"start": 1796174070102, "end": 1796174070102},
+    }
+    assert lint_json(path) == []
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_a_damaged_store_gives_a_finding_or_one_line_never_a_crash(tmp_path: Path, seed: int) -> None:
+    """Bytes of a real store overwritten at random (pages, headers, JSON inside rows)."""
+    import random
+
+    rng = random.Random(seed)
+    data = bytearray((DIR / "kill-tool/opencode-2.db").read_bytes())
+    for _ in range(rng.choice((1, 4, 32))):
+        start = rng.randrange(len(data))
+        data[start : start + rng.choice((1, 8, 64))] = rng.randbytes(rng.choice((1, 8, 64)))
+    path = tmp_path / "opencode.db"
+    path.write_bytes(bytes(data))
+    for args in (("lint", "-o", "json"), ("fix", "--in-place", "--no-backup")):
+        before = path.read_bytes()
+        code, _out, err = run(*args, str(path))
+        assert code in (0, 1, 2), (args, err)
+        assert "internal error" not in err and "Traceback" not in err, (args, err)
+        if code == 2:  # refused in one line, nothing written
+            assert err.count("\n") == 1 and path.read_bytes() == before, (args, err)
