@@ -37,7 +37,10 @@ def check(path: str, options: Options, fingerprints: bool = False) -> FileReport
         )
     if not is_database(path):
         return None
-    report = inspect(path, options)[0]
+    try:
+        report = inspect(path, options)[0]
+    except Exception as exc:  # a bug must not stop the other files, nor exit 1
+        return FileReport(path, error=f"internal error while checking {path}: {exc!r}")
     if fingerprints:
         for located in report.findings:
             subject = located.origin.pointer or located.finding.message
