@@ -52,12 +52,14 @@ def main(folder: Path) -> None:
     # a raw CR (not the \n escape) in the Shell:0 result: universal newlines tear the line
     write(folder, "raw-cr", [*tools[:7], tools[7].replace(b"shell\\n", b"shell\r"), *tools[8:]])
     # the Shell:2 call's arguments an object, not a JSON string: kosong rejects the message
-    bad = tools[21].replace(b'"arguments":"{\\"command\\": \\"wc -l notes.txt\\"}"', b'"arguments":{"command":"wc"}')
+    bad = tools[21].replace(
+        b'"arguments":"{\\"command\\": \\"wc -l notes.txt\\"}"', b'"arguments":{"command":"wc"}'
+    )
     assert bad != tools[21]
     write(folder, "unloadable-message", [*tools[:21], bad, *tools[22:]])
     # a raw U+2028 in the answer: not a line end for Python's text mode
     c = [*clean]
-    c[5] = c[5].replace(b'."}', "\u2028.\"}".encode())
+    c[5] = c[5].replace(b'."}', '\u2028."}'.encode())
     write(folder, "raw-u2028", c)
     # the whole tools session with CRLF line ends (what text mode writes on Windows)
     write(folder, "crlf", tools, b"\r\n")
