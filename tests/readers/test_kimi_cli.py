@@ -326,3 +326,21 @@ def test_crlf_files_get_crlf_lines() -> None:
     outcome = fixer.fix_bytes("c.jsonl", torn, options)
     assert outcome.changed and b"\r\n" + SYNTHETIC + b"\r\n" in outcome.after
     assert b"\n" not in outcome.after.replace(b"\r\n", b"")
+
+
+def test_a_call_id_with_a_lone_surrogate_is_no_crash_of_fix() -> None:
+    """Found by the fuzzer: the synthetic line failed to encode (a crash of fix).  Written
+    with the escape, the answer would hold the same unreadable id: fix rolls it back."""
+    head = (DIR / "clean" / "session" / "context.jsonl").read_bytes()
+    call = (
+        b'{"role":"assistant","content":[],"tool_calls":[{"type":"function","id":"a\\ud800",'
+        b'"function":{"name":"Shell","arguments":"{}"}}]}'
+    )
+    data = head + call + b'\n{"role":"user","content":"go on"}\n'
+    report = lint_bytes("c.jsonl", data)
+    assert [(f.finding.rule.code, f.origin.line) for f in report.findings] == [("TD001", 8), ("TD301", 8)]
+    outcome = fixer.fix_bytes("c.jsonl", data, engine.Options(Selection.build(["ALL"]), _catalog()))
+    assert outcome.error is None and outcome.after == data
+    assert outcome.rolled_back == [
+        "TD301: the repair would add errors that fix cannot repair with these options (TD001)"
+    ]

@@ -79,7 +79,10 @@ def synthetic_line(call: Part) -> bytes:
     if call.call_id is None:
         raise EditError("the call has no id to answer")
     value = {"role": "tool", "content": SYNTHETIC_CONTENT, "tool_call_id": call.call_id}
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:  # a lone surrogate in the id (a TD001 record): its escape
+        return json.dumps(value, separators=(",", ":")).encode()
 
 
 def _step_end(edit: Lines, call_message: Message) -> int:
