@@ -41,7 +41,7 @@ def default_fix(path: Path) -> fixer.Outcome:
 
 
 def test_every_recorded_session_is_read() -> None:
-    assert len(RECORDED) == 15
+    assert len(RECORDED) == 16
     assert {detected(p) for p in RECORDED} == {"kimi-cli"}
     assert {detected(p) for p in DAMAGED.glob("*.jsonl")} == {"kimi-cli"}
 
@@ -50,6 +50,23 @@ def test_every_recorded_session_is_read() -> None:
 def test_recorded_sessions_lint_clean_except_the_hand_made_orphan(path: Path) -> None:
     damaged = path.parent.parent.name == "orphan-resume"
     assert findings(path) == ([("TD301", 11, "/tool_calls/0")] if damaged else [])
+
+
+def test_kimi_replays_the_synthetic_result_fix_wrote() -> None:
+    """fixed-resume: the recipe damaged a session, ran fix --in-place and resumed it with
+    Kimi CLI 1.51.0, which sent the inserted line as the call's tool message."""
+    folder = DIR / "fixed-resume"
+    damaged = folder / "context.damaged.jsonl"
+    assert default_fix(damaged).after == (folder / "context.fixed.jsonl").read_bytes()
+    (request,) = [json.loads(line) for line in lines(folder / "requests-2.jsonl") if line]
+    sent = [(m["role"], m.get("tool_call_id")) for m in request["body"]["messages"]]
+    assert sent[3:7] == [
+        ("tool", "Shell:0"),
+        ("assistant", None),
+        ("tool", "ReadFile:1"),
+        ("assistant", None),
+    ]
+    assert request["body"]["messages"][5]["content"] == json.loads(SYNTHETIC)["content"]
 
 
 def test_the_undamaged_copy_of_the_orphan_session_is_clean() -> None:
