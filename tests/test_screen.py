@@ -15,8 +15,8 @@ from neurolink_rows import row as _row
 from support import FIXTURES, _catalog, lint_bytes
 
 from transcript_doctor import catalog, checks, engine, readers
+from transcript_doctor.analysis.screen import CONSIDERED, Screen
 from transcript_doctor.checks import Selection
-from transcript_doctor.checks.plain import CONSIDERED, Screen
 from transcript_doctor.model import Role
 from transcript_doctor.reporters import record
 from transcript_doctor.source import sniff

@@ -23,12 +23,13 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from transcript_doctor import engine, readers
-from transcript_doctor.checks.context import element_bytes
+from transcript_doctor.analysis.shared import element_bytes
 from transcript_doctor.editing import EditError, Logged, Splice, splice
 from transcript_doctor.engine import Located, Options
 from transcript_doctor.model import Applicability, Severity
-from transcript_doctor.readers.base import Transcript, editor
+from transcript_doctor.readers.base import editor
 from transcript_doctor.source import Source
+from transcript_doctor.transcript import Transcript
 
 # Whole records first, then pairing, then content inside surviving records.
 ORDER = (
@@ -319,8 +320,10 @@ def _apply_group(
     applied: list[Applied] = []
     for located in group:
         before = len(edit.log)
+        action = located.finding.action
+        assert action is not None  # only fixable findings are grouped
         try:
-            verb = transcript.reader.apply(transcript, located.finding.action, edit)
+            verb = transcript.reader.repair.apply(transcript, action, edit)
         except EditError as exc:
             return f"line {located.origin.line}: {exc}"
         finding = located.finding

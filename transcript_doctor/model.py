@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transcript_doctor.actions import Action
 
 
 class Role(str, Enum):
@@ -240,5 +244,5 @@ class Finding:
     rule: Rule
     origin: Origin
     message: str
-    action: object = None
+    action: Action | None = None
     safety: Safety = UNDECIDED

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import MoveResult
-from transcript_doctor.checks import pairing
+from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Rule, Severity, unsafe
 

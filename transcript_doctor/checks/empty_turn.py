@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import RemoveMessage
+from transcript_doctor.analysis.turns import abandoned_partials
 from transcript_doctor.checks.context import Context
-from transcript_doctor.checks.turns import abandoned_partials
 from transcript_doctor.model import (
     Applicability,
     Finding,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import StripTrailingWhitespace
+from transcript_doctor.analysis.turns import abandoned_partials, last_turn
 from transcript_doctor.checks.context import Context
-from transcript_doctor.checks.turns import abandoned_partials, last_turn
 from transcript_doctor.model import Applicability, Finding, PartKind, Role, Rule, Severity, safe
 
 RULE = Rule(

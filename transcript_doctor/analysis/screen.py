@@ -41,8 +41,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 
+from transcript_doctor.analysis.turns import ABANDONING_NOTICES
 from transcript_doctor.catalog import Catalog
-from transcript_doctor.checks.turns import ABANDONING_NOTICES
 from transcript_doctor.model import Conversation
 
 CONSIDERED = frozenset(
