@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from transcript_doctor.actions import InsertResult, MoveResult, RemoveMessage, RemoveResult
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.kimi_cli import records
 from transcript_doctor.source import CONTROL, Container, Line, Loader, Source
 
@@ -38,7 +37,6 @@ class KimiCliReader(Reader):
     # user messages only (kimi_cli/soul/dynamic_injection.py), never assistant or tool
     # messages, so pairing reads the messages as stored.
     dialect: ClassVar[Dialect] = Dialect(final_text_is_prefill=False)
-    fixes = frozenset({RemoveMessage, InsertResult, RemoveResult, MoveResult})
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -107,11 +105,6 @@ class KimiCliReader(Reader):
                 kind = Role.USER if role == "user" else Role.SYSTEM
                 messages.append(Message(kind, _content_parts(line, record), _at(line)))
         return [Conversation(messages, self.dialect)]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        from transcript_doctor.readers.kimi_cli import repair
-
-        return repair.apply(transcript, action, edit) or super().apply(transcript, action, edit)
 
 
 def _wire_log(head: list[Any]) -> bool:

@@ -23,7 +23,8 @@ from transcript_doctor.actions import (
 )
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Message, Part
-from transcript_doctor.readers.base import Edit, Transcript
+from transcript_doctor.readers.base import Edit, Repair
+from transcript_doctor.transcript import Transcript
 
 # A failed tool's result as kimi_cli/soul/message.py tool_result_to_message writes it:
 # content [system("ERROR: <message>")], one text part, which kosong serialises as a string.
@@ -32,45 +33,32 @@ SYNTHETIC_CONTENT = f"<system>ERROR: {SYNTHETIC_RESULT_TEXT}</system>"
 _STEP_ROLES = frozenset({"_usage", "tool"})
 
 
-def apply(transcript: Transcript, action: object, edit: Edit) -> str | None:
-    """The verb of the repair made, or None when this layout has no repair for it."""
-    if isinstance(action, RemoveMessage):
-        return remove_message(transcript, action, _lines(edit))
-    if isinstance(action, RemoveResult):
-        return remove_result(transcript, action, _lines(edit))
-    if isinstance(action, InsertResult):
-        return insert_result(transcript, action, _lines(edit))
-    if isinstance(action, MoveResult):
-        return move_result(transcript, action, _lines(edit))
-    return None
+class KimiCliRepair(Repair):
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
+        """A turn is its line.  A turn with tool calls is not removed (its results would be
+        left as orphans): no rule asks that of a Kimi turn today."""
+        if action.message.tool_calls:
+            raise EditError("removing a turn with tool calls would orphan its results")
+        _lines(edit).remove(action.message.origin.record)
+        return "remove"
 
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
+        _lines(edit).remove(action.part.origin.record)
+        return "remove"
 
-def remove_message(transcript: Transcript, action: RemoveMessage, edit: Lines) -> str:
-    """A turn is its line.  A turn with tool calls is not removed (its results would be
-    left as orphans): no rule asks that of a Kimi turn today."""
-    if action.message.tool_calls:
-        raise EditError("removing a turn with tool calls would orphan its results")
-    edit.remove(action.message.origin.record)
-    return "remove"
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        lines = _lines(edit)
+        lines.insert_after(_step_end(lines, action.message), raw=synthetic_line(action.call))
+        return "insert"
 
-
-def remove_result(transcript: Transcript, action: RemoveResult, edit: Lines) -> str:
-    edit.remove(action.part.origin.record)
-    return "remove"
-
-
-def insert_result(transcript: Transcript, action: InsertResult, edit: Lines) -> str:
-    edit.insert_after(_step_end(edit, action.message), raw=synthetic_line(action.call))
-    return "insert"
-
-
-def move_result(transcript: Transcript, action: MoveResult, edit: Lines) -> str:
-    record = action.part.origin.record
-    line = edit.line(record)
-    moved = edit.data[line.start : line.end]
-    edit.remove(record)
-    edit.insert_after(_step_end(edit, action.call_message), raw=moved)
-    return "move"
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+        lines = _lines(edit)
+        record = action.part.origin.record
+        line = lines.line(record)
+        moved = lines.data[line.start : line.end]
+        lines.remove(record)
+        lines.insert_after(_step_end(lines, action.call_message), raw=moved)
+        return "move"
 
 
 def synthetic_line(call: Part) -> bytes:
@@ -109,3 +97,6 @@ def _lines(edit: Edit) -> Lines:
     if not isinstance(edit, Lines):
         raise EditError("a Kimi CLI history is a JSONL file")
     return edit
+
+
+REPAIR = KimiCliRepair()
