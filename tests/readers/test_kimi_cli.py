@@ -361,3 +361,14 @@ def test_a_call_id_with_a_lone_surrogate_is_no_crash_of_fix() -> None:
     assert outcome.rolled_back == [
         "TD301: the repair would add errors that fix cannot repair with these options (TD001)"
     ]
+
+
+def test_a_record_with_an_unhashable_role_hides_no_layout() -> None:
+    path = DIR / "tools" / "session" / "context.jsonl"
+    data = path.read_bytes().replace(b'{"role": "_checkpoint", "id": 0}', b'{"role": {"v": 1}, "id": 0}')
+    assert detected_bytes("c.jsonl", data) == "kimi-cli"
+    assert findings_of(data) == []
+
+
+def findings_of(data: bytes) -> list[tuple[str, int]]:
+    return [(f.finding.rule.code, f.origin.line) for f in lint_bytes("c.jsonl", data).findings]

@@ -45,12 +45,7 @@ class KimiCliReader(Reader):
         if not head:
             return None
         if any(records.is_control(r) for r in head):
-            known = sum(
-                1
-                for r in head
-                if r.get("role") in records.MESSAGE_ROLES or r.get("role") in records.CONTROL_FIELDS
-            )
-            if known * 2 >= len(head):
+            if 2 * sum(map(records.known_role, head)) >= len(head):
                 return self.claim(
                     "Kimi CLI context.jsonl (_system_prompt/_checkpoint/_usage records)", DEFINITIVE
                 )

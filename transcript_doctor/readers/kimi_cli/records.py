@@ -41,11 +41,18 @@ def is_control(record: dict[str, Any]) -> bool:
     """A known control record with its field of the right type (bool is not an int there:
     pydantic is not involved, ``isinstance`` is, so ``True`` would pass; JSON booleans
     are not written by Kimi, and a file of them is no Kimi file)."""
-    field = CONTROL_FIELDS.get(record.get("role"))  # type: ignore[arg-type]
+    role = record.get("role")
+    field = CONTROL_FIELDS.get(role) if isinstance(role, str) else None
     if field is None:
         return False
     value = record.get(field[0])
     return isinstance(value, field[1]) and not isinstance(value, bool)
+
+
+def known_role(record: dict[str, Any]) -> bool:
+    """A role Kimi CLI writes: a message role or a known control record's."""
+    role = record.get("role")
+    return isinstance(role, str) and (role in MESSAGE_ROLES or role in CONTROL_FIELDS)
 
 
 def unloadable(record: dict[str, Any]) -> str | None:
