@@ -18,7 +18,7 @@ from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "kimi-cli"
 DAMAGED = DIR / "damaged"
-RECORDED = sorted(DIR.glob("*/session/context.jsonl"))
+RECORDED = sorted(DIR.glob("*/session/context*.jsonl"))  # context_1.jsonl: rotated by /clear, /compact
 WIRES = sorted(DIR.glob("*/session/wire.jsonl"))
 SYNTHETIC = (
     b'{"role":"tool","content":"<system>ERROR: Tool result missing from the transcript (the turn was '
@@ -41,12 +41,12 @@ def default_fix(path: Path) -> fixer.Outcome:
 
 
 def test_every_recorded_session_is_read() -> None:
-    assert len(RECORDED) == 16
+    assert len(RECORDED) == 20
     assert {detected(p) for p in RECORDED} == {"kimi-cli"}
     assert {detected(p) for p in DAMAGED.glob("*.jsonl")} == {"kimi-cli"}
 
 
-@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.parent.parent.name)
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_recorded_sessions_lint_clean_except_the_hand_made_orphan(path: Path) -> None:
     damaged = path.parent.parent.name == "orphan-resume"
     assert findings(path) == ([("TD301", 11, "/tool_calls/0")] if damaged else [])
@@ -67,6 +67,23 @@ def test_kimi_replays_the_synthetic_result_fix_wrote() -> None:
         ("assistant", None),
     ]
     assert request["body"]["messages"][5]["content"] == json.loads(SYNTHETIC)["content"]
+
+
+def test_a_compacted_history_is_the_summary_and_the_kept_tail() -> None:
+    """compact: /compact rotated the history to context_1.jsonl and wrote a summary user
+    message and the last exchange (call, result, answer) with no control lines between."""
+    path = DIR / "compact" / "session" / "context.jsonl"
+    (conversation,) = READER.read(sniff(str(path), path.read_bytes()))
+    assert [(m.role, m.origin.line) for m in conversation.messages] == [
+        (Role.SYSTEM, 1),
+        (Role.USER, 3),
+        (Role.ASSISTANT, 4),
+        (Role.USER, 5),
+        (Role.ASSISTANT, 6),
+        (Role.USER, 9),
+        (Role.ASSISTANT, 12),
+    ]
+    assert conversation.messages[3].parts[0].call_id == "ReadFile:1"
 
 
 def test_the_undamaged_copy_of_the_orphan_session_is_clean() -> None:

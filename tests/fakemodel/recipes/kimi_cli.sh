@@ -211,6 +211,18 @@ record() {
         cp "$ctx" "$DEST/context.fixed.jsonl"
         phase 2 kimi-fixed.resume.json -S "$(session_id)" -p "Go on"
         collect ;;
+    clear)  # the tools session, then `/clear` (rotates context.jsonl to context_1.jsonl), then a prompt
+        setup clear
+        phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
+        phase 2 kimi-clean.json -S "$(session_id)" -p "/clear"
+        phase 3 kimi-clean.json -S "$(session_id)" -p "Say hello"
+        collect ;;
+    compact)  # the tools session, then `/compact` (the model writes the summary), then a prompt
+        setup compact
+        phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
+        phase 2 kimi-compact.json -S "$(session_id)" -p "/compact"
+        phase 3 kimi-clean.json -S "$(session_id)" -p "Say hello"
+        collect ;;
     *) echo "unknown session $1" >&2; return 1 ;;
     esac
 }
