@@ -228,7 +228,7 @@ record() {
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool tui-esc-stream orphan-resume
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool tui-esc-stream orphan-resume fixed-resume clear compact
 fi
 for s in "$@"; do
     record "$s"
