@@ -138,12 +138,17 @@ def test_no_other_layout_is_claimed() -> None:
 
 def test_kimi_code_wire_records_are_not_taken_for_kimi_cli_wire_logs() -> None:
     """Kimi Code (the TypeScript successor) replays its wire.jsonl; its records are typed at
-    the top level (new-vendors.md §3).  Not recorded here, so not claimed at all."""
+    the top level (new-vendors.md §3; the record shapes of MoonshotAI/kimi-code
+    apps/vis/server/test/fixtures/sessions/sample-main/agents/main/wire.jsonl).  No Kimi
+    Code file was recorded: it is an unknown layout (TD002), never a skipped companion."""
     data = (
-        b'{"type":"metadata","protocol_version":"1.1","created_at":1767000000000}\n'
-        b'{"type":"turn.prompt","timestamp":1767000000.5,"message":{"type":"x"}}\n'
+        b'{"type":"metadata","protocol_version":"1.1","created_at":1779256791085}\n'
+        b'{"type":"turn.prompt","input":[{"type":"text","text":"hi"}],"origin":{"kind":"user"},"time":1779256800000}\n'
+        b'{"type":"context.append_message","message":{"role":"user","content":[{"type":"text","text":"hi"}],'
+        b'"toolCalls":[]},"time":1779256800001}\n'
     )
     assert readers.claim(READER, sniff("wire.jsonl", data)) is None
+    assert [f.finding.rule.code for f in lint_bytes("wire.jsonl", data).findings] == ["TD002"]
 
 
 def test_control_records_are_no_turns() -> None:
