@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.kimi_cli import records
 from transcript_doctor.source import CONTROL, Container, Line, Loader, Source
 
@@ -54,6 +54,15 @@ class KimiCliReader(Reader):
             return self.claim(
                 "Kimi CLI wire.jsonl UI event log (not replayed: the model history is context.jsonl beside it)",
                 DEFINITIVE,
+                transcript=False,
+            )
+        if _kimi_code_wire(head):
+            # Said, not read: Kimi Code replays this file, but no file of it was recorded, so
+            # its layout has no reader.  SPECIFIC: a future kimi-code reader outranks this.
+            return self.claim(
+                "Kimi Code wire.jsonl (Kimi Code's own session history: no reader for its layout yet, "
+                "nothing in it was checked)",
+                SPECIFIC,
                 transcript=False,
             )
         return None
@@ -121,6 +130,25 @@ def _wire_log(head: list[Any]) -> bool:
 
 def _at(line: Line) -> Origin:
     return Origin(line.number, line.index, None)
+
+
+# Kimi Code record types that hold the model history (new-vendors.md §3, from its
+# packages/agent-core/src/agent/records/types.ts; unconfirmed by a recording).
+_KIMI_CODE_HISTORY = frozenset({"context.append_message", "context.append_loop_event"})
+
+
+def _kimi_code_wire(head: list[Any]) -> bool:
+    """Kimi Code's ``wire.jsonl``: a metadata line, then records typed at the top level
+    (``turn.prompt``, ``context.append_message`` …), some of them the history."""
+    first, records_ = head[0], head[1:]
+    if first.get("type") != "metadata" or not isinstance(first.get("protocol_version"), str):
+        return False
+    types = [r.get("type") for r in records_]
+    return (
+        bool(types)
+        and all(isinstance(t, str) and "." in t for t in types)
+        and not _KIMI_CODE_HISTORY.isdisjoint(types)
+    )
 
 
 def _content_parts(line: Line, record: dict[str, Any]) -> list[Part]:
