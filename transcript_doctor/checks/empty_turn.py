@@ -12,9 +12,11 @@ from transcript_doctor.model import (
     Finding,
     Message,
     PartKind,
+    Phase,
     Role,
     Rule,
     Safety,
+    Screening,
     Severity,
     safe,
     unsafe,
@@ -27,6 +29,9 @@ RULE = Rule(
     "An assistant turn with no content, only empty or whitespace text, or (Claude Code) only thinking blocks.",
     "remove the turn",
     (Applicability.SAFE, Applicability.UNSAFE),
+    screen=Screening.ASKED,
+    phase=Phase.TURNS,
+    rank=3,
 )
 
 
