@@ -1,6 +1,7 @@
-"""Reader kimi-cli: detection and look-alikes, what Kimi's loader keeps, every damage shape
-at its line, repairs in Kimi's own record shape (fixtures/kimi-cli/, recorded from Kimi CLI
-1.51.0; fixtures/kimi-cli/damaged/README.md says how each damaged file was made)."""
+"""Reader kimi-cli: detection and look-alikes, what Kimi's loader keeps, repairs in Kimi's
+own record shape (fixtures/kimi-cli/, recorded from Kimi CLI 1.51.0; damaged/README.md says
+how each damaged file was made).  Every fixture's exact findings and fix diffs are pinned
+in tests/expectations/kimi-cli.json; these tests hold what that data cannot say."""
 
 from __future__ import annotations
 
@@ -44,12 +45,6 @@ def test_every_recorded_session_is_read() -> None:
     assert len(RECORDED) == 20
     assert {detected(p) for p in RECORDED} == {"kimi-cli"}
     assert {detected(p) for p in DAMAGED.glob("*.jsonl")} == {"kimi-cli"}
-
-
-@pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
-def test_recorded_sessions_lint_clean_except_the_hand_made_orphan(path: Path) -> None:
-    damaged = path.parent.parent.name == "orphan-resume"
-    assert findings(path) == ([("TD301", 11, "/tool_calls/0")] if damaged else [])
 
 
 def test_kimi_replays_the_synthetic_result_fix_wrote() -> None:
@@ -196,32 +191,6 @@ def test_think_parts_are_thinking_and_text_is_visible() -> None:
 # -- damage at its line -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [
-        ("orphan-result", [("TD302", 7, None)]),
-        ("duplicate-result", [("TD303", 9, None)]),
-        ("displaced-result", [("TD304", 16, None)]),
-        ("pending-call", [("TD306", 11, "/tool_calls/0")]),
-        ("duplicate-call-id", [("TD305", 6, "/tool_calls/2")]),
-        ("empty-turn", [("TD103", 6, None)]),
-        ("torn-tail", [("TD001", 28, None)]),
-        ("glued", [("TD301", 22, "/tool_calls/0"), ("TD001", 24, None)]),
-        ("raw-control", []),
-        ("raw-cr", [("TD301", 6, "/tool_calls/0"), ("TD001", 8, None)]),
-        ("unloadable-message", [("TD001", 22, None), ("TD302", 24, None)]),
-        ("raw-u2028", []),
-        ("crlf", []),
-    ],
-)
-def test_each_damage_shape_at_its_line(name: str, expected: list[tuple[str, int, str | None]]) -> None:
-    assert findings(DAMAGED / f"{name}.jsonl") == expected
-
-
-def test_fixture_list_is_complete() -> None:
-    assert len(list(DAMAGED.glob("*.jsonl"))) == 13
-
-
 def test_what_kimis_loader_skips_is_said_in_the_finding() -> None:
     report = lint_bytes("c.jsonl", (DAMAGED / "raw-cr.jsonl").read_bytes())
     assert report.findings[1].finding.message == (
@@ -309,38 +278,6 @@ def test_an_orphan_call_gets_a_tool_message_in_kimis_shape_after_its_step() -> N
 
 def lines_after(outcome: fixer.Outcome) -> list[bytes]:
     return outcome.after.split(b"\n")
-
-
-@pytest.mark.parametrize(
-    ("name", "default", "unsafe"),
-    [
-        # (file, the line edits of a default fix, of --unsafe-fixes): ("-", n) removes line
-        # n, ("+", n, raw) inserts raw after line n (of the damaged file)
-        ("orphan-result", [], [("-", 7)]),
-        ("duplicate-result", [("-", 9)], [("-", 9)]),
-        ("displaced-result", [], [("-", 16), ("+", 12, 16)]),
-        ("empty-turn", [("-", 6)], [("-", 6)]),
-        ("torn-tail", [("-", 28)], [("-", 28)]),
-        ("unloadable-message", [], [("-", 24)]),
-    ],
-)
-def test_repairs_are_whole_lines(
-    name: str, default: list[tuple[object, ...]], unsafe: list[tuple[object, ...]]
-) -> None:
-    path = DAMAGED / f"{name}.jsonl"
-    before = path.read_bytes().split(b"\n")
-    for edits, outcome in ((default, default_fix(path)), (unsafe, fix(path))):
-        removed = {e[1] for e in edits if e[0] == "-"}
-        inserted = {e[1]: before[int(e[2]) - 1] for e in edits if e[0] == "+"}  # type: ignore[call-overload]
-        expected = []
-        for number, line in enumerate(before, 1):
-            if number not in removed:
-                expected.append(line)
-            if number in inserted:
-                expected.append(inserted[number])
-        if name == "torn-tail" and edits:
-            expected.append(b"")  # the torn line had no newline; the one before keeps its own
-        assert lines_after(outcome) == expected, name
 
 
 def test_a_result_lost_to_a_raw_cr_is_answered_before_the_torn_line() -> None:
