@@ -337,3 +337,15 @@ def test_a_record_with_an_unhashable_role_hides_no_layout() -> None:
 
 def findings_of(data: bytes) -> list[tuple[str, int]]:
     return [(f.finding.rule.code, f.origin.line) for f in lint_bytes("c.jsonl", data).findings]
+
+
+def test_a_line_with_a_list_role_after_a_call_ends_its_step() -> None:
+    """Found by the fuzzer: finding where the call's step ends hashed a list role (a crash of fix)."""
+    path = DIR / "orphan-resume" / "session" / "context.jsonl"
+    data = path.read_bytes().replace(
+        b'{"role": "_usage", "token_count": 110}', b'{"role": ["_usage"], "token_count": 110}', 2
+    )
+    outcome = fixer.fix_bytes("c.jsonl", data, engine.Options(Selection.build(["ALL"]), _catalog()))
+    assert outcome.error is None
+    after = outcome.after.split(b"\n")
+    assert after[11:13] == [SYNTHETIC, b'{"role": ["_usage"], "token_count": 110}']  # right after the call

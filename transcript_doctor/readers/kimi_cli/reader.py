@@ -11,8 +11,10 @@ replayed: a companion.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.kimi_cli import records
@@ -68,47 +70,99 @@ class KimiCliReader(Reader):
         return None
 
     def read(self, source: Source) -> list[Conversation]:
-        messages: list[Message] = []
-        block: Message | None = None  # the run of tool messages being read (one API slot)
-        check_cr = b"\r" in source.data
-        for line, record in source.records():
-            if record is None:
-                continue  # TD001, recorded by the source; Kimi skips it too
-            if check_cr and records.broken_by_cr(source.line_bytes(line)):
-                source.reject(
-                    line,
-                    "a raw carriage return (CR) inside the record: Kimi CLI reads the file with "
-                    "universal newlines, ends the line there and skips both halves",
-                )
-                continue
-            role = record.get("role")
-            if role == "_system_prompt" and isinstance(record.get("content"), str):
-                origin = Origin(line.number, line.index, "/content")
-                messages.append(
-                    Message(Role.SYSTEM, [Part(PartKind.TEXT, origin, text=record["content"])], _at(line))
-                )
-                continue
-            if not isinstance(role, str) or role not in records.MESSAGE_ROLES:
-                # Control records are no turns; an unknown role (a newer release's record,
-                # or another layout's) is skipped by Kimi too (role validation fails).
-                continue
-            why = records.unloadable(record)
-            if why is not None:
-                source.reject(line, f"Kimi CLI cannot load this message ({why}): resume leaves it out")
-                continue
-            if role == "tool":
-                if block is None:
-                    block = Message(Role.USER, [], _at(line))
-                    messages.append(block)
-                block.parts.append(_result(line, record))
-                continue
-            block = None
-            if role == "assistant":
-                messages.append(Message(Role.ASSISTANT, _assistant_parts(line, record), _at(line)))
-            else:
-                kind = Role.USER if role == "user" else Role.SYSTEM
-                messages.append(Message(kind, _content_parts(line, record), _at(line)))
-        return [Conversation(messages, self.dialect)]
+        return [_build(source, self.dialect)]
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Lines are streamed to the screen first; the model is built only if it doubts,
+        from the line it cuts at (those lines are parsed again)."""
+        if screen is None:
+            return self.read(source)
+        if screen.clean(_turns(source)):
+            return []
+        return [from_cut(screen, lambda start: _build(source, self.dialect, start))]
+
+
+def _replayed(source: Source, lines: list[Line] | None = None) -> Iterator[tuple[Line, dict[str, Any]]]:
+    """The records ``Context.restore`` turns into history: the system prompt and the
+    messages kosong loads.  What it skips is left out here too, reported when it is damage
+    (TD001: the source reports lines that do not parse; this, the others)."""
+    check_cr = b"\r" in source.data
+    for line, record in source.records(lines):
+        if record is None:
+            continue  # TD001, recorded by the source; Kimi skips it too
+        if check_cr and records.broken_by_cr(source.line_bytes(line)):
+            source.reject(
+                line,
+                "a raw carriage return (CR) inside the record: Kimi CLI reads the file with "
+                "universal newlines, ends the line there and skips both halves",
+            )
+            continue
+        role = record.get("role")
+        if role == "_system_prompt" and isinstance(record.get("content"), str):
+            yield line, record
+            continue
+        if not isinstance(role, str) or role not in records.MESSAGE_ROLES:
+            # Control records are no turns; an unknown role (a newer release's record,
+            # or another layout's) is skipped by Kimi too (role validation fails).
+            continue
+        why = records.unloadable(record)
+        if why is not None:
+            source.reject(line, f"Kimi CLI cannot load this message ({why}): resume leaves it out")
+            continue
+        yield line, record
+
+
+def _build(source: Source, dialect: Dialect, start: int = 0) -> Conversation:
+    """The conversation from line ``start`` on (a screen's cut; 0: all of it)."""
+    messages: list[Message] = []
+    block: Message | None = None  # the run of tool messages being read (one API slot)
+    for line, record in _replayed(source, source.lines[start:] if start else None):
+        role = record["role"]
+        if role == "_system_prompt":
+            origin = Origin(line.number, line.index, "/content")
+            messages.append(
+                Message(Role.SYSTEM, [Part(PartKind.TEXT, origin, text=record["content"])], _at(line))
+            )
+        elif role == "tool":
+            if block is None:
+                block = Message(Role.USER, [], _at(line))
+                messages.append(block)
+            block.parts.append(_result(line, record))
+            continue
+        elif role == "assistant":
+            messages.append(Message(Role.ASSISTANT, _assistant_parts(line, record), _at(line)))
+        else:
+            kind = Role.USER if role == "user" else Role.SYSTEM
+            messages.append(Message(kind, _content_parts(line, record), _at(line)))
+        block = None  # control lines between tool lines do not end the run: they are not here
+    return Conversation(messages, dialect)
+
+
+def _turns(source: Source) -> Iterator[Turn | None]:
+    """The replayed records as the screen's turns, read the way ``_build`` reads them: an
+    assistant of text parts and calls, a tool result by id, anything else a prompt (no
+    rule reads a Kimi prompt: no identity for TD403, no Gemini fusing)."""
+    for line, record in _replayed(source):
+        role = record["role"]
+        if role == "assistant":
+            yield _assistant_turn(record)
+        elif role == "tool":
+            call_id = record.get("tool_call_id")
+            yield (RESULT, None, (call_id,)) if isinstance(call_id, str) else None
+        else:
+            yield OTHER, None, (line.index,)
+
+
+def _assistant_turn(record: dict[str, Any]) -> Turn | None:
+    """Text (string content or text parts only) and call ids, or None for anything else
+    (think or media parts: the full path reads them)."""
+    content = record["content"]
+    if isinstance(content, list):
+        if not all(part["type"] == "text" for part in content):
+            return None
+        content = "".join(part["text"] for part in content) if content else None
+    ids = tuple(call["id"] for call in record.get("tool_calls") or ())
+    return ASSISTANT, content, ids
 
 
 def _wire_log(head: list[Any]) -> bool:

@@ -10,7 +10,6 @@ Kimi would have written it.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import orjson
 
@@ -84,13 +83,14 @@ def _step_end(edit: Lines, call_message: Message) -> int:
     return end
 
 
-def _role(edit: Lines, index: int) -> Any:
+def _role(edit: Lines, index: int) -> str | None:
     line = edit.line(index)
     try:
         value = orjson.loads(edit.data[line.start : line.end])
     except orjson.JSONDecodeError:
         return None
-    return value.get("role") if isinstance(value, dict) else None
+    role = value.get("role") if isinstance(value, dict) else None
+    return role if isinstance(role, str) else None  # a list or object role is no step line
 
 
 def _lines(edit: Edit) -> Lines:
