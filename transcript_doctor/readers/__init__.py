@@ -21,6 +21,7 @@ _MODULES = (
     "codex",
     "openworker",
     "neurolink",
+    "kimi_cli",
     "opencode",
     "anthropic_messages",
     "openai_chat",
