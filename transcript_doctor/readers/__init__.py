@@ -21,6 +21,7 @@ _MODULES = (
     "codex",
     "openworker",
     "neurolink",
+    "mistral_vibe",
     "anthropic_messages",
     "openai_chat",
 )

@@ -1,0 +1,69 @@
+"""How ``fix`` repairs a Mistral Vibe ``messages.jsonl``: only what keeps its line count.
+
+Vibe keeps the number of messages it has written in ``meta.json`` beside the file
+(``total_messages``) and, on an interactive resume (the TUI's ``--resume``/``-c``, the ACP
+server's ``load_session``), appends ``messages[total_messages:]`` at its next save
+(``SessionLogger.save_interaction``).  The load itself reads every line and ignores the
+count (``SessionLoader.load_session``), so a file whose line count no longer matches
+``total_messages`` loads, and is then silently damaged on the next save: one line more
+(an inserted result) and Vibe writes its last message again; one line less (a removed
+result or turn) and Vibe never writes the next prompt of the session to the file.  ``fix``
+edits one file, so a repair that adds or removes a line is refused here, and only
+count-neutral repairs are made: moving a displaced result (TD304), splitting a glued line
+(TD001), and dropping a torn final line (TD001: Vibe cannot load the session at all until
+it is gone, and the torn write was never counted, since Vibe rewrites ``meta.json`` only
+after the append).
+"""
+
+from __future__ import annotations
+
+from transcript_doctor.actions import InsertResult, MoveResult, RemoveDuplicate, RemoveMessage, RemoveResult
+from transcript_doctor.editing import EditError
+from transcript_doctor.model import Message, Origin
+from transcript_doctor.readers import listing
+from transcript_doctor.readers.base import Edit, Transcript
+
+COUNT_CHANGE = (
+    "{what} would {change} the number of lines in messages.jsonl, which Mistral Vibe also "
+    "counts in meta.json total_messages (its next save on resume appends from that count); "
+    "fix edits one file at a time, so it does not make this repair"
+)
+# Actions that add or remove a line, and the words for them in the refusal.
+_COUNTING: dict[type, tuple[str, str]] = {
+    InsertResult: ("inserting the missing result", "raise"),
+    RemoveResult: ("removing the result", "lower"),
+    RemoveMessage: ("removing the turn", "lower"),
+    RemoveDuplicate: ("removing the copy", "lower"),
+}
+
+
+def refusal(action: object) -> str | None:
+    """Why ``fix`` does not make ``action`` in a Vibe file, or None if it may."""
+    words = _COUNTING.get(type(action))
+    if words is None:
+        return None
+    return COUNT_CHANGE.format(what=words[0], change=words[1])
+
+
+def apply(transcript: Transcript, action: object, edit: Edit) -> str:
+    if isinstance(action, MoveResult):
+        return move_result(transcript, action, edit)
+    why = refusal(action)
+    raise EditError(why or f"mistral-vibe cannot apply {type(action).__name__}")
+
+
+def move_result(transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+    """TD304: the result's line, byte for byte, right after the tool lines of its call's
+    turn (or the turn itself): where Vibe's ``_fill_missing_tool_responses`` looks for it.
+    Left where it is, Vibe adds a placeholder for the call there and still sends the late
+    result (a second answer after a user message: ``Unexpected role 'tool' after role
+    'user'``, mistral-vibe#1114)."""
+    moved = listing.raw(edit, action.part.origin)
+    listing.remove(edit, action.part.origin)
+    listing.insert_after(edit, _reply_end(transcript, action.call_message), raw=moved)
+    return "move"
+
+
+def _reply_end(transcript: Transcript, call_message: Message) -> Origin:
+    slot = listing.result_slot(transcript, call_message)
+    return slot.parts[-1].origin if slot is not None else call_message.origin
