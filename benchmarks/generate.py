@@ -22,7 +22,7 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|\$rewindTo)"\s*:\s*")([^"]+)"'
+    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|\$rewindTo)"\s*:\s*")([^"]+)"'
 )
 PARENT_NULL = re.compile(rb'"parentUuid":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')
@@ -118,14 +118,24 @@ def _items(value: object) -> list[object] | None:
     return value if isinstance(value, list) else None
 
 
-def _clean(template: Path) -> bool:
-    """Whether a fixture lints without findings (its repetitions then stay clean)."""
+def _clean(template: Path) -> bool | None:
+    """Whether a fixture lints without findings (its repetitions then stay clean); None
+    for a file no reader reads as a transcript (evidence beside a vendor's sessions)."""
     from transcript_doctor import catalog, engine
     from transcript_doctor.checks import Selection
 
     options = engine.Options(Selection.build(["ALL"]), catalog.load())
     report = engine.lint_bytes(str(template), template.read_bytes(), options)
-    return report.reader is not None and not report.findings
+    if report.reader is None or report.skipped is not None:
+        return None
+    return not report.findings
+
+
+def _layout(template: Path) -> str:
+    """The fixture folder a template belongs to: its vendor (sessions recorded in
+    subfolders, fixtures/<vendor>/<scenario>/…, count once), or wild/<vendor>."""
+    parts = template.relative_to(FIXTURES).parts
+    return parts[1] if parts[0] == "wild" and len(parts) > 2 else parts[0]
 
 
 def templates() -> list[Path]:
@@ -146,16 +156,17 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
     clean: dict[tuple[str, str], Path] = {}
     damaged: list[Path] = []
     for template in templates():
-        key = (template.parent.name, template.suffix)
-        if _clean(template):
+        key = (_layout(template), template.suffix)
+        verdict = _clean(template)
+        if verdict:
             clean.setdefault(key, template)
-        else:
+        elif verdict is not None:
             damaged.append(template)
     # Five clean sessions per layout, then one per damaged fixture so that every damage
     # occurs: at 200 MB about half the files are damaged, a harder mix than most stored
     # sessions (the runner also prints the clean and the damaged part on their own).
     plans = [(t, None) for t in clean.values()] * 5 + [
-        (clean[(t.parent.name, t.suffix)], t) for t in damaged if (t.parent.name, t.suffix) in clean
+        (clean[(_layout(t), t.suffix)], t) for t in damaged if (_layout(t), t.suffix) in clean
     ]
     while written < budget:
         for base, damage in plans:
@@ -169,7 +180,7 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
                 continue
             kind = "damaged" if damage else "clean"
             name = (damage or base).stem[:40]
-            path = out / kind / f"{len(made):04d}-{base.parent.name}-{name}{base.suffix}"
+            path = out / kind / f"{len(made):04d}-{_layout(base)}-{name}{base.suffix}"
             path.parent.mkdir(exist_ok=True)
             path.write_bytes(data)
             made.append(path)

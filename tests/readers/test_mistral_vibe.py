@@ -276,3 +276,75 @@ def test_unanswered_call_is_not_answered_in_one_file_only() -> None:
 def test_refusal_names_meta_json(action: type) -> None:
     why = refusal(action.__new__(action))
     assert why is not None and "meta.json total_messages" in why
+
+
+# -- hostile input ---------------------------------------------------------------------
+
+
+def _lint(data: bytes, screen: bool = True, claimed: bool = True) -> list[tuple[str, int]]:
+    from dataclasses import replace
+
+    from support import _catalog
+
+    from transcript_doctor import engine
+    from transcript_doctor.checks import Selection
+
+    options = engine.Options(Selection.build(("ALL",)), _catalog(), screen=screen)
+    report = engine.lint_bytes(SESSION_PATH, data, replace(options))
+    assert report.error is None, report.error
+    assert (report.reader == "mistral-vibe") is claimed
+    return [(f.finding.rule.code, f.origin.line) for f in report.findings]
+
+
+def test_bytes_vibes_loader_cannot_read_are_td001_at_their_line() -> None:
+    """json.loads (Vibe's parser) takes a lone surrogate and NaN; a BOM, NUL bytes and
+    invalid UTF-8 are reported (decode_safe reads the latter in another codec)."""
+    lines = TOOLS.read_bytes().splitlines(keepends=True)
+    damaged = [b"\xef\xbb\xbf" + lines[0], *lines[1:4]]
+    damaged.append(b'{"role": "user", "content": "caf\xe9", "injected": false}\n')
+    damaged.append(b'{"role": "user", "content": "\\ud800", "injected": false}\n')
+    damaged.append(b'{"role": "user", "content": "x", "injected": false, "n": NaN}\n')
+    damaged.append(b"\0" * 40 + b"\n")
+    damaged.extend(lines[4:])
+    data = b"".join(damaged)
+    found = [c for c in _lint(data) if c[0] == "TD001"]
+    assert found == [("TD001", 1), ("TD001", 5), ("TD001", 8)]
+    assert _lint(data, screen=False) == _lint(data)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"role": "assistant", "content": 7, "injected": false}',
+        b'{"role": "assistant", "content": "x", "injected": false, "tool_calls": "c1"}',
+        b'{"role": "assistant", "content": "x", "injected": false, "tool_calls": [7, {"id": null}]}',
+        b'{"role": "assistant", "content": [{"text": 1}, "s"], "injected": false}',
+        b'{"role": "tool", "content": null, "injected": false, "tool_call_id": ["x"]}',
+        b'{"role": "user", "content": "x", "injected": false, "images": "a.png"}',
+        b'{"role": "user", "content": "x", "injected": false, "message_id": 5}',
+        b'{"role": "assistant", "content": "", "injected": false, "reasoning_content": ["x"]}',
+        b'{"role": ["user"], "content": "x", "injected": false}',
+        b"[1, 2]",
+        b'"text"',
+    ],
+)
+def test_wrong_types_are_findings_or_nothing_never_an_error(line: bytes) -> None:
+    data = TOOLS.read_bytes() + line + b"\n"
+    claimed = not line.startswith(b'{"role": [')  # LLMMessage rejects it: not Vibe's line
+    assert _lint(data, claimed=claimed) == _lint(data, screen=False, claimed=claimed)
+    from support import _catalog
+
+    from transcript_doctor import engine, fixer
+    from transcript_doctor.checks import Selection
+
+    options = engine.Options(Selection.build(("ALL",)), _catalog(), unsafe_fixes=True)
+    outcome = fixer.fix_bytes(SESSION_PATH, data, options)
+    assert outcome.error is None
+    assert fixer.undo(outcome.after, outcome.steps) == data
+
+
+def test_crlf_and_no_final_newline_read_like_vibes_own_file() -> None:
+    """decode_safe turns CRLF into LF before the split on "\\n"."""
+    lf = TOOLS.read_bytes()
+    crlf = lf.replace(b"\n", b"\r\n").rstrip(b"\r\n")
+    assert _lint(crlf) == _lint(lf) == []

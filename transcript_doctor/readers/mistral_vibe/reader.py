@@ -34,10 +34,11 @@ PLAIN_KEYS = frozenset({"role", "content", "injected", "message_id", "tool_calls
 
 
 def _message(item: Any) -> bool:
-    if not isinstance(item, dict) or item.get("role") not in ROLES:
+    """A line LLMMessage validates: a known role (any ``content`` is made a string)."""
+    if not isinstance(item, dict):
         return False
-    content = item.get("content")
-    return content is None or isinstance(content, (str, list))
+    role = item.get("role")
+    return isinstance(role, str) and role in ROLES
 
 
 def _vibe_line(item: dict[str, Any]) -> bool:
