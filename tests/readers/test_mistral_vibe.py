@@ -348,3 +348,37 @@ def test_crlf_and_no_final_newline_read_like_vibes_own_file() -> None:
     lf = TOOLS.read_bytes()
     crlf = lf.replace(b"\n", b"\r\n").rstrip(b"\r\n")
     assert _lint(crlf) == _lint(lf) == []
+
+
+@pytest.mark.parametrize(
+    ("tail", "line", "more"),
+    [
+        (b"\n", 11, 0),  # two newlines at the end: Vibe drops only one trailing ""
+        (b"  ", 11, 0),  # whitespace after the last newline
+        (b"\n\n", 11, 1),
+    ],
+)
+def test_blank_lines_fail_vibes_loader_and_are_td001(tail: bytes, line: int, more: int) -> None:
+    data = TOOLS.read_bytes() + tail
+    assert _lint(data) == [("TD001", line)] == _lint(data, screen=False)
+    from support import lint_bytes
+
+    (finding,) = lint_bytes(SESSION_PATH, data).findings
+    assert ("more blank line" in finding.finding.message) is bool(more)
+
+
+def test_a_blank_line_in_the_middle_is_td001_and_not_repaired() -> None:
+    lines = TOOLS.read_bytes().splitlines(keepends=True)
+    data = b"".join([*lines[:3], b"\r\n", *lines[3:]])
+    assert _lint(data) == [("TD001", 4)]
+    from support import _catalog
+
+    from transcript_doctor import engine, fixer
+    from transcript_doctor.checks import Selection
+
+    options = engine.Options(Selection.build(("ALL",)), _catalog(), unsafe_fixes=True)
+    assert fixer.fix_bytes(SESSION_PATH, data, options).after == data
+
+
+def test_crlf_lines_are_not_blank() -> None:
+    assert _lint(TOOLS.read_bytes().replace(b"\n", b"\r\n")) == []

@@ -8,6 +8,7 @@ from on an interactive resume (why most repairs are refused: ``repair.py``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +18,7 @@ from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Tur
 from transcript_doctor.model import Conversation, Dialect, Message, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
 from transcript_doctor.readers.listing import Element, Listing, built, listings, screened
-from transcript_doctor.source import PYTHON, Container, Source, fingerprint
+from transcript_doctor.source import PYTHON, SYNTAX, Container, ParseError, Source, fingerprint
 
 # vibe/core/types.py Role: the roles LLMMessage accepts (any other fails the whole load).
 ROLES = frozenset({"user", "assistant", "tool", "system"})
@@ -31,6 +32,11 @@ META_KEYS = ("session_id", "total_messages", "system_prompt")
 # Vibe's bookkeeping that no rule reads (`injected`, `message_id`).  Anything else
 # (`reasoning_content`, `images`, …) is read by the full path.
 PLAIN_KEYS = frozenset({"role", "content", "injected", "message_id", "tool_calls", "tool_call_id", "name"})
+# A whitespace-only line (CR counts: decode_safe turns CRLF into LF first), or whitespace
+# after the last newline.  SessionLoader.load_session drops only one trailing "" after its
+# split on "\n" and json.loads("") fails the whole load.
+BLANK = re.compile(rb"(?:^|\n)[ \t\r\f\v]*(?=\n)|\n[ \t\r\f\v]+\Z")
+BLANK_MESSAGE = "a blank line: Mistral Vibe's loader reads it as a record and cannot load the session"
 
 
 def _message(item: Any) -> bool:
@@ -97,6 +103,7 @@ class MistralVibeReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        _report_blank_lines(source)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, (), False, cut)]
 
@@ -132,6 +139,27 @@ class MistralVibeReader(Reader):
             # meta.json), so they are never replayed.  Any other role fails LLMMessage
             # validation and the whole load; no rule names that, and the line is left out.
         return Conversation(messages, self.dialect, label=listing.label)
+
+
+def _report_blank_lines(source: Source) -> None:
+    """TD001 at the first blank line Vibe's loader fails on (the JSONL layer skips blank
+    lines, as every other vendor's loader does), with how many there are: one is enough
+    to fail the load, and one finding per line would flood a report.  Not repaired: an
+    edit addresses records, not the bytes between them."""
+    if source.container is not Container.JSONL:
+        return
+    data = source.data
+    found = BLANK.search(data)
+    if found is None:
+        return
+    start = found.start() + (1 if found.group().startswith(b"\n") else 0)  # the blank line
+    number = data.count(b"\n", 0, start) + 1
+    numbers = [line.number for line in source.lines]
+    record = max(min(bisect.bisect_right(numbers, number), len(numbers) - 1), 0)  # the next record
+    more = sum(1 for _ in BLANK.finditer(data)) - 1
+    message = BLANK_MESSAGE + (f" ({more} more blank line{'s' if more > 1 else ''} after it)" if more else "")
+    # Reported once however often the file is read (Source._report deduplicates).
+    source._report(ParseError(number, record, message, kinds=frozenset({SYNTAX})))
 
 
 def _vibe_only_key(item: dict[str, Any]) -> bool:
