@@ -13,7 +13,7 @@ from support import FIXTURES, detected, detected_bytes, findings, fix, text_find
 from transcript_doctor.actions import InsertResult, RemoveDuplicate, RemoveMessage, RemoveResult
 from transcript_doctor.model import PartKind, Role
 from transcript_doctor.readers.mistral_vibe import READER
-from transcript_doctor.readers.mistral_vibe.repair import refusal
+from transcript_doctor.readers.mistral_vibe.repair import REPAIR
 from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "mistral-vibe"
@@ -274,8 +274,19 @@ def test_unanswered_call_is_not_answered_in_one_file_only() -> None:
 
 @pytest.mark.parametrize("action", [InsertResult, RemoveResult, RemoveMessage, RemoveDuplicate])
 def test_refusal_names_meta_json(action: type) -> None:
-    why = refusal(action.__new__(action))
+    made = action.__new__(action)
+    assert not REPAIR.supports(made)
+    why = REPAIR.refusal(made)
     assert why is not None and "meta.json total_messages" in why
+
+
+def test_lint_says_why_a_repair_is_withheld() -> None:
+    from support import lint_bytes
+
+    path = damaged("orphan-result")
+    (located,) = lint_bytes(str(path), path.read_bytes()).findings
+    assert located.fixable is False and located.applicability is None
+    assert located.blocked is not None and located.blocked.startswith("removing the result would lower")
 
 
 # -- hostile input ---------------------------------------------------------------------

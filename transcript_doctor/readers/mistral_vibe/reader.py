@@ -13,10 +13,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from transcript_doctor.actions import MoveResult, RepairRecord
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Dialect, Message, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.listing import Element, Listing, built, listings, screened
 from transcript_doctor.source import PYTHON, SYNTAX, Container, ParseError, Source, fingerprint
 
@@ -28,7 +27,7 @@ ROLES = frozenset({"user", "assistant", "tool", "system"})
 PATH = re.compile(r"(?:^|[\\/])[^\\/]+_\d{8}_\d{6}_[^\\/]+[\\/]messages\.jsonl$")
 # meta.json (session_logger.py save_interaction): the keys that tell it from other JSON.
 META_KEYS = ("session_id", "total_messages", "system_prompt")
-# The keys of a line the screen understands (checks/plain.py): text, calls, results, and
+# The keys of a line the screen understands (analysis/screen.py): text, calls, results, and
 # Vibe's bookkeeping that no rule reads (`injected`, `message_id`).  Anything else
 # (`reasoning_content`, `images`, …) is read by the full path.
 PLAIN_KEYS = frozenset({"role", "content", "injected", "message_id", "tool_calls", "tool_call_id", "name"})
@@ -66,8 +65,6 @@ class MistralVibeReader(Reader):
     # assistant text is never sent as prefill.  Consecutive messages are sent as they are
     # (http500/requests-2.jsonl), so pairing does not coalesce.
     dialect = Dialect(final_text_is_prefill=False)
-    # Count-neutral repairs only (see repair.py); RepairRecord through Reader.supports.
-    fixes = frozenset({MoveResult})
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -106,13 +103,6 @@ class MistralVibeReader(Reader):
         _report_blank_lines(source)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, (), False, cut)]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        if isinstance(action, RepairRecord):
-            return super().apply(transcript, action, edit)
-        from transcript_doctor.readers.mistral_vibe import repair  # fix only: lint never loads it
-
-        return repair.apply(transcript, action, edit)
 
     def _conversation(self, listing: Listing) -> Conversation:
         messages: list[Message] = []

@@ -17,19 +17,27 @@ after the append).
 
 from __future__ import annotations
 
-from transcript_doctor.actions import InsertResult, MoveResult, RemoveDuplicate, RemoveMessage, RemoveResult
-from transcript_doctor.editing import EditError
+from transcript_doctor.actions import (
+    Action,
+    InsertResult,
+    MoveResult,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+)
 from transcript_doctor.model import Message, Origin
 from transcript_doctor.readers import listing
-from transcript_doctor.readers.base import Edit, Transcript
+from transcript_doctor.readers.base import Edit, Repair
+from transcript_doctor.transcript import Transcript
 
 COUNT_CHANGE = (
     "{what} would {change} the number of lines in messages.jsonl, which Mistral Vibe also "
     "counts in meta.json total_messages (its next save on resume appends from that count); "
     "fix edits one file at a time, so it does not make this repair"
 )
-# Actions that add or remove a line, and the words for them in the refusal.
-_COUNTING: dict[type, tuple[str, str]] = {
+# Actions that add or remove a line, and the words for them in the refusal.  Their
+# methods stay the refusing defaults of Repair.
+_COUNTING: dict[type[Action], tuple[str, str]] = {
     InsertResult: ("inserting the missing result", "raise"),
     RemoveResult: ("removing the result", "lower"),
     RemoveMessage: ("removing the turn", "lower"),
@@ -37,33 +45,30 @@ _COUNTING: dict[type, tuple[str, str]] = {
 }
 
 
-def refusal(action: object) -> str | None:
-    """Why ``fix`` does not make ``action`` in a Vibe file, or None if it may."""
-    words = _COUNTING.get(type(action))
-    if words is None:
-        return None
-    return COUNT_CHANGE.format(what=words[0], change=words[1])
+class MistralVibeRepair(Repair):
+    """Count-neutral repairs only: TD001 (the default drop/split of a line), TD304."""
 
+    def refusal(self, action: Action) -> str | None:
+        words = _COUNTING.get(type(action))
+        if words is None:
+            return super().refusal(action)
+        return COUNT_CHANGE.format(what=words[0], change=words[1])
 
-def apply(transcript: Transcript, action: object, edit: Edit) -> str:
-    if isinstance(action, MoveResult):
-        return move_result(transcript, action, edit)
-    why = refusal(action)
-    raise EditError(why or f"mistral-vibe cannot apply {type(action).__name__}")
-
-
-def move_result(transcript: Transcript, action: MoveResult, edit: Edit) -> str:
-    """TD304: the result's line, byte for byte, right after the tool lines of its call's
-    turn (or the turn itself): where Vibe's ``_fill_missing_tool_responses`` looks for it.
-    Left where it is, Vibe adds a placeholder for the call there and still sends the late
-    result (a second answer after a user message: ``Unexpected role 'tool' after role
-    'user'``, mistral-vibe#1114)."""
-    moved = listing.raw(edit, action.part.origin)
-    listing.remove(edit, action.part.origin)
-    listing.insert_after(edit, _reply_end(transcript, action.call_message), raw=moved)
-    return "move"
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+        """TD304: the result's line, byte for byte, right after the tool lines of its
+        call's turn (or the turn itself): where Vibe's ``_fill_missing_tool_responses``
+        looks for it.  Left where it is, Vibe adds a placeholder for the call there and
+        still sends the late result (a second answer after a user message: ``Unexpected
+        role 'tool' after role 'user'``, mistral-vibe#1114)."""
+        moved = listing.raw(edit, action.part.origin)
+        listing.remove(edit, action.part.origin)
+        listing.insert_after(edit, _reply_end(transcript, action.call_message), raw=moved)
+        return "move"
 
 
 def _reply_end(transcript: Transcript, call_message: Message) -> Origin:
     slot = listing.result_slot(transcript, call_message)
     return slot.parts[-1].origin if slot is not None else call_message.origin
+
+
+REPAIR = MistralVibeRepair()
