@@ -13,10 +13,18 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.analysis.screen import OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Dialect, Message, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
-from transcript_doctor.readers.listing import Element, Listing, built, listings, screened
+from transcript_doctor.readers.listing import (
+    Element,
+    Listing,
+    built,
+    chat_assistant_turn,
+    chat_tool_calls,
+    listings,
+    screened,
+)
 from transcript_doctor.source import PYTHON, SYNTAX, Container, ParseError, Source, fingerprint
 
 # vibe/core/types.py Role: the roles LLMMessage accepts (any other fails the whole load).
@@ -185,22 +193,7 @@ def _assistant(element: Element) -> Message:
         origin = element.at("reasoning_content")
         parts.append(Part(PartKind.THINKING, origin, text=reasoning, ref=origin))
     parts.extend(_content_parts(element))
-    calls = item.get("tool_calls")
-    if isinstance(calls, list):
-        for index, call in enumerate(calls):
-            if not isinstance(call, dict):
-                continue
-            function = call.get("function")
-            name = function.get("name") if isinstance(function, dict) else None
-            call_id = call.get("id")
-            parts.append(
-                Part(
-                    PartKind.TOOL_CALL,
-                    element.at("tool_calls", index),
-                    call_id=call_id if isinstance(call_id, str) else None,
-                    name=name if isinstance(name, str) else None,
-                )
-            )
+    parts.extend(chat_tool_calls(element))
     return Message(Role.ASSISTANT, parts, element.at())
 
 
@@ -253,7 +246,7 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
             continue
         previous_user = False
         if role == "assistant":
-            turn = _assistant_turn(item)
+            turn = chat_assistant_turn(item)
             yield turn
             if turn is None:
                 return
@@ -262,21 +255,6 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
         else:
             yield None
             return
-
-
-def _assistant_turn(item: dict[str, Any]) -> Turn | None:
-    content = item.get("content")
-    calls = item.get("tool_calls")
-    ids: tuple[str, ...] = ()
-    if calls is not None:
-        if not isinstance(calls, list) or not all(
-            isinstance(c, dict) and isinstance(c.get("id"), str) for c in calls
-        ):
-            return None
-        ids = tuple(c["id"] for c in calls)
-    if not (content is None and ids) and not isinstance(content, str):
-        return None
-    return ASSISTANT, content, ids
 
 
 READER = MistralVibeReader()

@@ -25,7 +25,6 @@ from transcript_doctor.actions import (
     RemoveMessage,
     RemoveResult,
 )
-from transcript_doctor.model import Message, Origin
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.transcript import Transcript
@@ -62,13 +61,8 @@ class MistralVibeRepair(Repair):
         role 'tool' after role 'user'``, mistral-vibe#1114)."""
         moved = listing.raw(edit, action.part.origin)
         listing.remove(edit, action.part.origin)
-        listing.insert_after(edit, _reply_end(transcript, action.call_message), raw=moved)
+        listing.insert_after(edit, listing.reply_end(transcript, action.call_message), raw=moved)
         return "move"
-
-
-def _reply_end(transcript: Transcript, call_message: Message) -> Origin:
-    slot = listing.result_slot(transcript, call_message)
-    return slot.parts[-1].origin if slot is not None else call_message.origin
 
 
 REPAIR = MistralVibeRepair()
