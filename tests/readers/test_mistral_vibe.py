@@ -393,3 +393,46 @@ def test_a_blank_line_in_the_middle_is_td001_and_not_repaired() -> None:
 
 def test_crlf_lines_are_not_blank() -> None:
     assert _lint(TOOLS.read_bytes().replace(b"\n", b"\r\n")) == []
+
+
+# What Vibe 2.18.4's SessionLoader.load_session did with each damage
+# (tests/fakemodel/recipes/mistral_vibe_loader.py, output in docs/formats/mistral-vibe.md §5).
+_LOADER_VERDICTS = {
+    "blank-middle": False,
+    "two-newlines-at-end": False,
+    "crlf": True,
+    "bom": False,
+    "torn-final": False,
+    "nul-run-end": False,
+    "invalid-utf8": True,  # loads, but the whole file is decoded in another codec
+    "surrogate": True,
+    "nan": True,
+    "content-int": True,
+    "not-object": False,
+}
+
+
+def _loader_case(name: str) -> bytes:
+    src = TOOLS.read_bytes()
+    lines = src.splitlines(keepends=True)
+    return {
+        "blank-middle": b"".join([*lines[:3], b"\n", *lines[3:]]),
+        "two-newlines-at-end": src + b"\n",
+        "crlf": src.replace(b"\n", b"\r\n"),
+        "bom": b"\xef\xbb\xbf" + src,
+        "torn-final": src + lines[0][:30],
+        "nul-run-end": src + b"\0" * 20,
+        "invalid-utf8": src + b'{"role": "user", "content": "caf\xe9", "injected": false}\n',
+        "surrogate": src + b'{"role": "user", "content": "\\ud800", "injected": false}\n',
+        "nan": src + b'{"role": "user", "content": "x", "injected": false, "n": NaN}\n',
+        "content-int": src + b'{"role": "user", "content": 7}\n',
+        "not-object": src + b"[1, 2]\n",
+    }[name]
+
+
+@pytest.mark.parametrize("name", sorted(_LOADER_VERDICTS))
+def test_td001_where_vibes_own_loader_fails(name: str) -> None:
+    """TD001 exactly where Vibe cannot load the session, and for invalid UTF-8, which
+    loads garbled; nothing for what json.loads reads."""
+    found = [code for code, _ in _lint(_loader_case(name)) if code == "TD001"]
+    assert bool(found) is (not _LOADER_VERDICTS[name] or name == "invalid-utf8")
