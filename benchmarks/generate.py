@@ -120,22 +120,22 @@ def _items(value: object) -> list[object] | None:
 
 def _clean(template: Path) -> bool | None:
     """Whether a fixture lints without findings (its repetitions then stay clean); None
-    for a file no reader reads as a transcript (evidence beside a vendor's sessions)."""
+    when it is no transcript at all (a companion file, a recording's request log)."""
     from transcript_doctor import catalog, engine
     from transcript_doctor.checks import Selection
 
     options = engine.Options(Selection.build(["ALL"]), catalog.load())
     report = engine.lint_bytes(str(template), template.read_bytes(), options)
-    if report.reader is None or report.skipped is not None:
-        return None
+    if report.reader is None:
+        return None if report.skipped else False
     return not report.findings
 
 
 def _layout(template: Path) -> str:
-    """The fixture folder a template belongs to: its vendor (sessions recorded in
-    subfolders, fixtures/<vendor>/<scenario>/…, count once), or wild/<vendor>."""
+    """The layout folder of a fixture: ``fixtures/<layout>/…`` (recordings nest sessions
+    deeper: ``kimi-cli/tools/session/context.jsonl``), ``fixtures/wild/<layout>/…``."""
     parts = template.relative_to(FIXTURES).parts
-    return parts[1] if parts[0] == "wild" and len(parts) > 2 else parts[0]
+    return parts[1] if parts[0] == "wild" else parts[0]
 
 
 def templates() -> list[Path]:
@@ -157,10 +157,10 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
     damaged: list[Path] = []
     for template in templates():
         key = (_layout(template), template.suffix)
-        verdict = _clean(template)
-        if verdict:
+        status = _clean(template)
+        if status:
             clean.setdefault(key, template)
-        elif verdict is not None:
+        elif status is not None:
             damaged.append(template)
     # Five clean sessions per layout, then one per damaged fixture so that every damage
     # occurs: at 200 MB about half the files are damaged, a harder mix than most stored
