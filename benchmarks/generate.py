@@ -22,7 +22,7 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|\$rewindTo)"\s*:\s*")([^"]+)"'
+    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|\$rewindTo)"\s*:\s*")([^"]+)"'
 )
 PARENT_NULL = re.compile(rb'"parentUuid":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')

@@ -21,6 +21,7 @@ _MODULES = (
     "codex",
     "openworker",
     "neurolink",
+    "mistral_vibe",
     "kimi_cli",
     "opencode",
     "anthropic_messages",
