@@ -1,0 +1,69 @@
+"""The fast paths never change a finding or a repaired byte.
+
+Readers may prove a file (or a conversation) clean without building its model: the
+message-list screen (``Screen``) and the typed fast path of Claude Code sessions.
+``engine.Options.screen`` turns every such shortcut off.  Here every fixture and every
+file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
+worktrees have it; absent on a bare clone, where only the fixtures run) is linted and
+fixed both ways, and the findings (as ``-o json`` prints them), the repaired bytes and
+the repairs applied must be identical.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import FIXTURES, ROOT, _catalog
+
+from transcript_doctor import engine, fixer
+from transcript_doctor.checks import Selection
+from transcript_doctor.reporters import record
+
+SHARED = ROOT.parent / "shared" / "corpus"
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES) if root.is_dir() else []
+
+
+FILES = [*_files(FIXTURES), *_files(SHARED)]
+
+
+def _id(path: Path) -> str:
+    return path.relative_to(FIXTURES if FIXTURES in path.parents else SHARED.parent).as_posix()
+
+
+def _options(screen: bool, unsafe: bool = False) -> engine.Options:
+    return engine.Options(Selection.build(("ALL",)), _catalog(), screen=screen, unsafe_fixes=unsafe)
+
+
+def test_there_are_files_to_compare() -> None:
+    assert len(_files(FIXTURES)) > 100
+    if SHARED.is_dir():
+        assert any(p.parent.name == "claude-code" for p in _files(SHARED))
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_fast_and_full_paths_agree(path: Path) -> None:
+    data = path.read_bytes()
+    name = path.name
+    reports = [engine.lint_bytes(name, data, _options(screen)) for screen in (True, False)]
+    fast, full = ([record(r, f) for f in r.findings] for r in reports)
+    assert fast == full
+    assert (reports[0].reader, reports[0].skipped, reports[0].error) == (
+        reports[1].reader,
+        reports[1].skipped,
+        reports[1].error,
+    )
+    if not full:
+        return  # nothing to repair: fix writes the bytes back as they are
+    for unsafe in (False, True):
+        fast_fix, full_fix = (fixer.fix_bytes(name, data, _options(screen, unsafe)) for screen in (True, False))
+        assert fast_fix.after == full_fix.after
+        assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+            (a.rule, a.line, a.action) for a in full_fix.applied
+        ]
+        assert fast_fix.error == full_fix.error
+
