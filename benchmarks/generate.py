@@ -224,18 +224,19 @@ def small_tree(out: Path, count: int, seed: int) -> list[Path]:
     for template in templates():
         if template.stat().st_size > 64 << 10:
             continue
-        layout = template.parent.name
-        (clean if _clean(template) else damaged).setdefault(layout, []).append(template)
+        verdict = _clean(template)
+        if verdict is not None:
+            (clean if verdict else damaged).setdefault(_layout(template), []).append(template)
     layouts = sorted(clean)
     made: list[Path] = []
     for n in range(count):
-        layout = "claude-code" if n % 2 == 0 else layouts[(n // 2) % len(layouts)]
-        pool = damaged if n % 20 == 19 and layout in damaged else clean
-        template = rng.choice(pool[layout])
-        if layout == "claude-code":
+        folder = "claude-code" if n % 2 == 0 else layouts[(n // 2) % len(layouts)]
+        pool = damaged if n % 20 == 19 and folder in damaged else clean
+        template = rng.choice(pool[folder])
+        if folder == "claude-code":
             path = out / "claude" / f"project-{n % 37:02d}" / f"{n:05d}-{template.stem}{template.suffix}"
         else:
-            path = out / layout / f"{n // 100:02d}" / f"{n:05d}-{template.name}"
+            path = out / folder / f"{n // 100:02d}" / f"{n:05d}-{template.name}"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(template.read_bytes())
         made.append(path)

@@ -60,10 +60,11 @@ def test_fast_and_full_paths_agree(path: Path) -> None:
     if not full:
         return  # nothing to repair: fix writes the bytes back as they are
     for unsafe in (False, True):
-        fast_fix, full_fix = (fixer.fix_bytes(name, data, _options(screen, unsafe)) for screen in (True, False))
+        fast_fix, full_fix = (
+            fixer.fix_bytes(name, data, _options(screen, unsafe)) for screen in (True, False)
+        )
         assert fast_fix.after == full_fix.after
         assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
             (a.rule, a.line, a.action) for a in full_fix.applied
         ]
         assert fast_fix.error == full_fix.error
-
