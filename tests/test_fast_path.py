@@ -68,3 +68,45 @@ def test_fast_and_full_paths_agree(path: Path) -> None:
             (a.rule, a.line, a.action) for a in full_fix.applied
         ]
         assert fast_fix.error == full_fix.error
+
+
+CLAUDE = sorted(
+    p
+    for p in [
+        *(FIXTURES / "claude-code").glob("*.jsonl"),
+        *(FIXTURES / "wild" / "claude-code").glob("*.jsonl"),
+    ]
+    if p.stat().st_size < 40_000
+)
+
+
+def _variants(data: bytes) -> list[bytes]:
+    """Damage of every kind a line can take, one line at a time: the file without it,
+    with it twice, cut in its middle, glued to the next, with a byte that is not UTF-8,
+    with a lone surrogate, and with a blank line after it."""
+    lines = data.split(b"\n")
+    found: list[bytes] = []
+    for i, line in enumerate(lines[:60]):
+        if not line:
+            continue
+        before, after = lines[:i], lines[i + 1 :]
+        for changed in (
+            [],
+            [line, line],
+            [line[: len(line) // 2]],
+            [line + (after[0] if after else b"")],
+            [line.replace(b'"text":"', b'"text":"\xff', 1)],
+            [line.replace(b'"text":"', b'"text":"\\ud800', 1)],
+            [line, b"  "],
+        ):
+            found.append(b"\n".join([*before, *changed, *after]))
+    return found
+
+
+@pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
+def test_claude_code_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a Claude Code session lints the same with and without the fast
+    path: a proof that misses damage would show here as a missing finding."""
+    for data in _variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
