@@ -83,7 +83,8 @@ CLAUDE = sorted(
 def _variants(data: bytes) -> list[bytes]:
     """Damage of every kind a line can take, one line at a time: the file without it,
     with it twice, cut in its middle, glued to the next, with a byte that is not UTF-8,
-    with a lone surrogate, and with a blank line after it."""
+    with a lone surrogate, with a number beyond a double (JSON.parse reads it, orjson
+    does not, msgspec skips it), with a line of blanks after it, and with CRLF."""
     lines = data.split(b"\n")
     found: list[bytes] = []
     for i, line in enumerate(lines[:60]):
@@ -97,7 +98,9 @@ def _variants(data: bytes) -> list[bytes]:
             [line + (after[0] if after else b"")],
             [line.replace(b'"text":"', b'"text":"\xff', 1)],
             [line.replace(b'"text":"', b'"text":"\\ud800', 1)],
+            [line.replace(b'"timestamp":"', b'"n":1e400,"timestamp":"', 1)],
             [line, b"  "],
+            [line + b"\r"],
         ):
             found.append(b"\n".join([*before, *changed, *after]))
     return found
@@ -110,3 +113,22 @@ def test_claude_code_damage_is_found_by_both_paths(path: Path) -> None:
     for data in _variants(path.read_bytes()):
         fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
+def test_the_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Claude Code sessions are not read into a model at all (the full read is made
+    to fail here), and with the fast paths off they are."""
+    from transcript_doctor.readers.claude_code.reader import ClaudeCodeReader
+
+    clean = [p for p in CLAUDE if not engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(ClaudeCodeReader, "read", refuse)
+    assert len(clean) > 10
+    for path in clean:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("claude-code", [], None), path.name
+    with pytest.raises(AssertionError, match="the full read ran"):
+        engine.lint_bytes(clean[0].name, clean[0].read_bytes(), _options(False))
