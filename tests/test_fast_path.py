@@ -1,8 +1,10 @@
 """The fast paths never change a finding or a repaired byte.
 
-Readers may prove a file (or a conversation) clean without building its model: the
-message-list screen (``Screen``) and the typed fast path of Claude Code sessions.
-``engine.Options.screen`` turns every such shortcut off.  Here every fixture and every
+Readers may prove a file (or a conversation) clean without building its model (the
+message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
+sessions, ``readers/claude_code/fast.py``), and detection asks only the readers whose
+``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
+shortcut off.  Here every fixture and every
 file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
 worktrees have it; absent on a bare clone, where only the fixtures run) is linted and
 fixed both ways, and the findings (as ``-o json`` prints them), the repaired bytes and
@@ -16,9 +18,10 @@ from pathlib import Path
 import pytest
 from support import FIXTURES, ROOT, _catalog
 
-from transcript_doctor import engine, fixer
+from transcript_doctor import engine, fixer, readers
 from transcript_doctor.checks import Selection
 from transcript_doctor.reporters import record
+from transcript_doctor.source import Container, NotJson, sniff
 
 SHARED = ROOT.parent / "shared" / "corpus"
 SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -132,3 +135,19 @@ def test_the_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPat
         assert (report.reader, report.findings, report.error) == ("claude-code", [], None), path.name
     with pytest.raises(AssertionError, match="the full read ran"):
         engine.lint_bytes(clean[0].name, clean[0].read_bytes(), _options(False))
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_readers_declare_only_first_keys_their_detection_requires(path: Path) -> None:
+    """A reader that claims a file (asked directly, as without dispatch) finds one of its
+    ``first_keys`` in the file's first record: dispatch never hides a file from it."""
+    try:
+        source = sniff(path.name, path.read_bytes())
+    except NotJson:
+        return
+    if source.container is Container.JSON and source.value is None:
+        return  # does not parse: no reader is asked
+    keys = readers.first_keys(source)
+    for reader in readers.all_readers():
+        if reader.first_keys is not None and readers.claim(reader, source) is not None:
+            assert not reader.first_keys.isdisjoint(keys), reader.name

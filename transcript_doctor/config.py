@@ -51,6 +51,8 @@ class Config:
 
     def ignored(self, path: str) -> tuple[str, ...]:
         """Rule selectors that ``per-file-ignores`` turns off for this file."""
+        if not self.per_file_ignores:
+            return ()  # no path work per file when nothing is configured
         rel = self.relative(path)
         found: list[str] = []
         for pattern, selectors in self.per_file_ignores:
@@ -60,6 +62,8 @@ class Config:
 
     def reader_rule(self, path: str) -> tuple[str, str] | None:
         """The first ``readers`` entry (glob, reader) that matches ``path``."""
+        if not self.readers:
+            return None
         rel = self.relative(path)
         for pattern, reader in self.readers:
             if matches(pattern, rel):
@@ -67,6 +71,8 @@ class Config:
         return None
 
     def excluded(self, path: str) -> bool:
+        if not self.exclude:
+            return False
         rel = self.relative(path)
         return any(matches(pattern, rel) for pattern in self.exclude)
 

@@ -51,6 +51,8 @@ def _openworker_feature(item: dict[str, Any]) -> bool:
 
 class OpenworkerReader(Reader):
     name = "openworker"
+    # First record: every head record is a message.
+    first_keys = frozenset({"role"})
     summary = "openworker conversation JSONL (OpenAI-shaped messages, notices, sidecars)"
     # ConversationStore._read_jsonl: read_text(encoding="utf-8") then json.loads per line.
     loader = PYTHON
