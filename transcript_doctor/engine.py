@@ -139,10 +139,8 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
     """Every selected rule over one read file, sorted by position."""
     ctx = Context(transcript, options.catalog, options.redact)
     found: list[Located] = []
-    for entry in checks.registry():
-        if entry.check is None or entry.rule not in options.selection:
-            continue
-        for finding in entry.check(ctx):
+    for _, check in checks.selected(options.selection, bool(transcript.conversations)):
+        for finding in check(ctx):
             found.append(_locate(transcript, finding, ctx, options.unsafe_fixes))
     guard.withhold_contradictions(transcript, found, ctx)
     if options.with_edits:  # SARIF fixes, --show-fixes
