@@ -65,6 +65,7 @@ _DECODER = msgspec.json.Decoder(_Record)
 # Every ASCII byte to a space, the others kept: the runs of non-ASCII bytes, each valid
 # UTF-8 on its own exactly when the whole text is (an ASCII byte ends every sequence).
 _HIGH_RUNS = bytes([0x20] * 128 + list(range(128, 256)))
+_CHUNK = 1 << 20
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
 
 
@@ -112,22 +113,36 @@ def clean(data: bytes, screen: Screen) -> bool:
 
 
 def _records(data: bytes) -> list[_Record] | None:
-    if data.startswith(BOM) or not _utf8(data):
+    """Every line's record, or None when one does not decode or the text is not UTF-8.
+
+    Read a megabyte of whole lines at a time: a copy of the file's lines (or of its
+    bytes, to check them) would raise the peak memory by the file's size."""
+    if data.startswith(BOM):
         return None
     decode = _DECODER.decode
+    records: list[_Record] = []
+    start, size = 0, len(data)
     try:
-        # An empty segment is an empty line (or the end of the file): no record, as in the
-        # full read; a line of blanks does not decode.
-        return [decode(line) for line in data.split(b"\n") if line]
+        while start < size:
+            end = data.find(b"\n", start + _CHUNK)
+            end = size if end < 0 else end
+            chunk = data[start:end]
+            if not (chunk.isascii() or _utf8(chunk)):
+                return None
+            # An empty segment is an empty line: no record, as in the full read; a line of
+            # blanks does not decode.
+            records += [decode(line) for line in chunk.split(b"\n") if line]
+            start = end + 1
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+    return records
 
 
-def _utf8(data: bytes) -> bool:
-    if data.isascii():
-        return True
+def _utf8(chunk: bytes) -> bool:
+    """Whether text that is not ASCII is UTF-8, checked on its runs of non-ASCII bytes
+    only (an ASCII byte ends every sequence): decoding it all costs twice its parse."""
     try:
-        b" ".join(data.translate(_HIGH_RUNS).split()).decode("utf-8")
+        b" ".join(chunk.translate(_HIGH_RUNS).split()).decode("utf-8")
     except UnicodeDecodeError:
         return False
     return True
