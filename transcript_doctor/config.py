@@ -172,13 +172,16 @@ def _mapping(table: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
     return value
 
 
-def check(config: Config, reader_names: Iterable[str], selection: Callable[[list[str]], object]) -> None:
+def check(
+    config: Config, reader_names: Callable[[], Iterable[str]], selection: Callable[[list[str]], object]
+) -> None:
     """Every reader name and rule selector of the file is valid; else a ConfigError that
-    names the file, the key and the bad value, with the nearest valid one."""
+    names the file, the key and the bad value, with the nearest valid one.  The reader
+    names are asked for only when the file names readers (they load every reader)."""
     if config.path is None:
         return
     prefix = "tool.transcript-doctor." if config.path.name == "pyproject.toml" else ""
-    names = list(reader_names)
+    names = list(reader_names()) if config.readers else []
     for pattern, name in config.readers:
         if name not in names:
             import difflib
