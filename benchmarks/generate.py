@@ -22,8 +22,8 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|\$rewindTo)"\s*:\s*")([^"]+)"'
-)
+    rb'sourceToolAssistantUUID|messageId|parentId|\$rewindTo)"\s*:\s*")([^"{}]+)"'
+)  # no braces in an id: a torn value glued to the next record is left as it is
 PARENT_NULL = re.compile(rb'"parentUuid":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')
 
@@ -59,7 +59,9 @@ def _split_head(template: bytes) -> tuple[list[bytes], list[bytes]]:
     lines = template.splitlines(keepends=True)
     if not lines[-1].endswith(b"\n"):
         lines[-1] += b"\n"
-    head = lines[:1] if b'"session_meta"' in lines[0] or b'"projectHash"' in lines[0] else []
+    first = lines[0]
+    header = b'"session_meta"' in first or b'"projectHash"' in first or b'"type":"session.start"' in first
+    head = lines[:1] if header else []
     return head, lines[len(head) :]
 
 
@@ -118,14 +120,24 @@ def _items(value: object) -> list[object] | None:
     return value if isinstance(value, list) else None
 
 
-def _clean(template: Path) -> bool:
-    """Whether a fixture lints without findings (its repetitions then stay clean)."""
+def _clean(template: Path) -> bool | None:
+    """Whether a fixture lints without findings (its repetitions then stay clean); None
+    for a file no reader claims (a recording's request log, a companion)."""
     from transcript_doctor import catalog, engine
     from transcript_doctor.checks import Selection
 
     options = engine.Options(Selection.build(["ALL"]), catalog.load())
     report = engine.lint_bytes(str(template), template.read_bytes(), options)
-    return report.reader is not None and not report.findings
+    if report.reader is None:
+        return None
+    return not report.findings
+
+
+def _layout(template: Path) -> tuple[str, str]:
+    """The vendor folder a fixture is in and its suffix: ``fixtures/<vendor>/`` (recordings
+    nest their sessions below it) or ``fixtures/wild/<vendor>/``."""
+    parts = template.relative_to(FIXTURES).parts
+    return parts[1] if parts[0] == "wild" and len(parts) > 2 else parts[0], template.suffix
 
 
 def templates() -> list[Path]:
@@ -146,16 +158,16 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
     clean: dict[tuple[str, str], Path] = {}
     damaged: list[Path] = []
     for template in templates():
-        key = (template.parent.name, template.suffix)
-        if _clean(template):
-            clean.setdefault(key, template)
-        else:
+        verdict = _clean(template)
+        if verdict:
+            clean.setdefault(_layout(template), template)
+        elif verdict is False:
             damaged.append(template)
     # Five clean sessions per layout, then one per damaged fixture so that every damage
     # occurs: at 200 MB about half the files are damaged, a harder mix than most stored
     # sessions (the runner also prints the clean and the damaged part on their own).
     plans = [(t, None) for t in clean.values()] * 5 + [
-        (clean[(t.parent.name, t.suffix)], t) for t in damaged if (t.parent.name, t.suffix) in clean
+        (clean[_layout(t)], t) for t in damaged if _layout(t) in clean
     ]
     while written < budget:
         for base, damage in plans:
@@ -169,7 +181,7 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
                 continue
             kind = "damaged" if damage else "clean"
             name = (damage or base).stem[:40]
-            path = out / kind / f"{len(made):04d}-{base.parent.name}-{name}{base.suffix}"
+            path = out / kind / f"{len(made):04d}-{_layout(base)[0]}-{name}{base.suffix}"
             path.parent.mkdir(exist_ok=True)
             path.write_bytes(data)
             made.append(path)

@@ -145,7 +145,8 @@ class _History:
         elif kind == "tool.execution_complete":
             self._result(data, number, index)
         elif kind == "tool.execution_start":
-            call = self.calls.get(data.get("toolCallId"))  # type: ignore[arg-type]
+            call_id = data.get("toolCallId")
+            call = self.calls.get(call_id) if isinstance(call_id, str) else None
             if call is not None and call.start is None:
                 call.start = index
         elif kind == "user.message":
