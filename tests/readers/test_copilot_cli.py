@@ -309,41 +309,38 @@ def test_the_repair_the_cli_resumed_is_the_one_fix_makes() -> None:
     assert [(m["tool_call_id"], m["content"]) for m in tools][1] == ("call_view_1", SYNTHETIC_RESULT_TEXT)
 
 
-def test_two_missing_results_without_starts_chain_one_after_the_other() -> None:
-    """parallel with its three starts and completions removed except call_par_0's: the two
-    synthetic completions follow the assistant.message... after call_par_0's start, each
-    after its own call's start when there is one."""
-    original = lines_of(log("parallel"))
-    kinds = [json.loads(line) for line in original]
-    keep = [
-        line
-        for line, e in zip(original, kinds, strict=True)
-        if not (e["type"] == "tool.execution_complete" and e["data"]["toolCallId"] != "call_par_0")
+@pytest.mark.parametrize("starts", [True, False])
+def test_two_missing_results_chain_one_after_the_other(tmp_path: Path, starts: bool) -> None:
+    """parallel with the completions of call_par_1 and call_par_2 removed (and, without
+    ``starts``, their tool.execution_start lines too), the chain re-linked so that only the
+    gaps are damage.  Each synthetic completion follows its call's start, or both follow the
+    assistant.message in call order; every line then names the line above it."""
+    gone = {"call_par_1", "call_par_2"}
+    kinds = ("tool.execution_complete",) if starts else ("tool.execution_complete", "tool.execution_start")
+    kept = [
+        e for e in events(log("parallel")) if not (e["type"] in kinds and e["data"].get("toolCallId") in gone)
     ]
-    # Re-link what the removal broke so only the gaps are damage (the chain stays whole).
-    events_kept = [json.loads(line) for line in keep]
-    for k in range(1, len(events_kept)):
-        events_kept[k]["parentId"] = events_kept[k - 1]["id"]
-    data = join([compact(e) for e in events_kept])
-    found = codes("events.jsonl", data)
-    assert [c for c, _ in found] == ["TD301", "TD301"]
-    path = Path("/tmp") / "copilot-parallel-gaps.jsonl"
-    path.write_bytes(data)
-    try:
-        after = fix(path, unsafe=False).after
-    finally:
-        path.unlink()
-    out = [json.loads(line) for line in after.split(b"\n") if line]
-    assert len(out) == len(events_kept) + 2
+    for k in range(1, len(kept)):
+        kept[k]["parentId"] = kept[k - 1]["id"]
+    path = _derived(tmp_path, "events.jsonl", [compact(e) for e in kept])
+    assert [c for c, _, _ in findings(path)] == ["TD301", "TD301"]
+    out = [json.loads(line) for line in fix(path, unsafe=False).after.split(b"\n") if line]
+    assert len(out) == len(kept) + 2
     for k in range(1, len(out)):
         assert out[k]["parentId"] == out[k - 1]["id"], k
-    starts = {e["data"]["toolCallId"]: i for i, e in enumerate(out) if e["type"] == "tool.execution_start"}
-    for call in ("call_par_1", "call_par_2"):
-        assert out[starts[call] + 1]["data"] == {
-            "toolCallId": call,
-            "success": False,
-            "error": {"message": SYNTHETIC_RESULT_TEXT, "code": "interrupted"},
-        }
+    synthetic = [(i, e["data"]) for i, e in enumerate(out) if e["data"].get("success") is False]
+    assert [d["toolCallId"] for _, d in synthetic] == ["call_par_1", "call_par_2"]
+    assert all(d["error"] == {"message": SYNTHETIC_RESULT_TEXT, "code": "interrupted"} for _, d in synthetic)
+    if starts:
+        for i, d in synthetic:
+            above = out[i - 1]
+            assert above["type"] == "tool.execution_start" and above["data"]["toolCallId"] == d["toolCallId"]
+            assert out[i]["timestamp"] == above["timestamp"]
+    else:
+        (first, _), (second, _) = synthetic
+        message = out[first - 1]
+        assert message["type"] == "assistant.message" and second == first + 1
+        assert out[first]["timestamp"] == out[second]["timestamp"] == message["timestamp"]
 
 
 def _derived(tmp_path: Path, name: str, lines: list[bytes]) -> Path:
@@ -382,6 +379,7 @@ def test_orphan_completion_removed_and_its_child_relinked(tmp_path: Path) -> Non
     damaged = [*original[:11], compact(start), *original[13:]]
     path = _derived(tmp_path, "events.jsonl", damaged)
     assert [(c, n) for c, n, _ in findings(path)] == [("TD302", 13)]
+    assert fix(path, unsafe=False).after == path.read_bytes()  # it removes tool output
     outcome = fix(path)
     turn_end = original[14].replace(json.loads(original[13])["id"].encode(), start["id"].encode())
     assert outcome.after == join([*damaged[:12], turn_end, *damaged[14:]])
@@ -395,7 +393,7 @@ def test_empty_turn_removed_and_chain_kept(tmp_path: Path) -> None:
     damaged = [*original[:30], compact(answer), *original[31:]]
     path = _derived(tmp_path, "events.jsonl", damaged)
     assert [(c, n) for c, n, _ in findings(path)] == [("TD103", 31)]
-    after = fix(path).after
+    after = fix(path, unsafe=False).after  # nothing to lose: applied by default
     turn_end = original[31].replace(answer["id"].encode(), answer["parentId"].encode())
     assert after == join([*original[:30], turn_end, *original[32:]])
 
