@@ -233,7 +233,7 @@ EXPECTED = {
     # A completion removed mid-file: the CLI leaves the gap (fills it at send time only).
     **{
         (f"{s}-resume", "events.before-damage.jsonl"): []
-        for s in ("orphan", "orphan-fixed", "torn", "nul", "glued", "rawnl", "rawsep")
+        for s in ("orphan", "orphan-fixed", "torn", "nul", "glued", "rawnl", "rawsep", "rawpara")
     },
     ("orphan-resume", "events.damaged.jsonl"): [("TD301", 12)],
     ("orphan-resume", "events.jsonl"): [("TD301", 12)],
@@ -252,6 +252,8 @@ EXPECTED = {
     # 1.0.102 reads a raw U+2028 inside a string (no backup, replayed as is).
     ("rawsep-resume", "events.damaged.jsonl"): [],
     ("rawsep-resume", "events.jsonl"): [],
+    ("rawpara-resume", "events.damaged.jsonl"): [],
+    ("rawpara-resume", "events.jsonl"): [],
 }
 
 

@@ -268,6 +268,8 @@ record() {
         damaged_session rawnl-resume rawnl ;;
     rawsep-resume)  # hand-made damage: a raw U+2028 inside a tool result string
         damaged_session rawsep-resume rawsep ;;
+    rawpara-resume)  # hand-made damage: a raw U+2029 inside a tool result string
+        damaged_session rawpara-resume rawpara ;;
     orphan-fixed-resume)  # the orphan-resume damage repaired by transcript-doctor, then resumed
         fixed_session orphan-fixed-resume orphan ;;
     *) echo "unknown session $1" >&2; return 1 ;;
@@ -278,7 +280,7 @@ if [ $# -eq 0 ]; then
     set -- clean tools continue thinking parallel kill-tool kill-tool-step2 kill-stream \
         kill-stream-step2 http500 drop drop-tool subagent subagent-parallel kill-subagent u2028 \
         orphan-resume torn-resume nul-resume glued-resume rawnl-resume rawsep-resume \
-        orphan-fixed-resume
+        rawpara-resume orphan-fixed-resume
 fi
 for s in "$@"; do
     record "$s"
