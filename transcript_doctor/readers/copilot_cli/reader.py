@@ -20,10 +20,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from transcript_doctor.actions import InsertResult, RemoveDuplicate, RemoveMessage, RemoveResult, RepairRecord
-from transcript_doctor.editing import Lines
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
 from transcript_doctor.source import NODE, Container, Source
 
@@ -81,7 +79,6 @@ class CopilotCliReader(Reader):
     # raw U+2028/U+2029 inside strings (fixtures/copilot-cli/rawsep-resume); 1.0.16 to 1.0.24
     # did not (#2012, #2490, #2658): not a finding for the current CLI.
     loader = NODE
-    fixes = frozenset({InsertResult, RemoveResult, RemoveMessage, RemoveDuplicate})
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -112,21 +109,6 @@ class CopilotCliReader(Reader):
             if isinstance(data, dict) and isinstance(kind, str):
                 history.add(kind, data, record.get("id"), line.number, line.index)
         return [Conversation(history.finish(), self.dialect)]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Repairs are whole events added or removed, the ``parentId`` chain kept whole
-        (``repair``)."""
-        if not isinstance(edit, Lines) or isinstance(action, RepairRecord):
-            return super().apply(transcript, action, edit)
-        from transcript_doctor.readers.copilot_cli import repair  # not loaded to lint
-
-        if isinstance(action, InsertResult):
-            return repair.insert_result(action.call, edit)
-        if isinstance(action, RemoveResult):
-            return repair.remove_event(action.part.ref, edit)
-        if isinstance(action, (RemoveMessage, RemoveDuplicate)):
-            return repair.remove_event(action.message.ref, edit)
-        return super().apply(transcript, action, edit)
 
 
 class _History:

@@ -27,10 +27,18 @@ from weakref import WeakKeyDictionary
 
 import orjson
 
-from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
+from transcript_doctor.actions import (
+    SYNTHETIC_RESULT_TEXT,
+    InsertResult,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+)
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Part
+from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
+from transcript_doctor.transcript import Transcript
 
 _MISSING = object()
 _CHAINS: WeakKeyDictionary[Lines, Chain] = WeakKeyDictionary()
@@ -158,3 +166,29 @@ def insert_result(call: Part, edit: Lines) -> str:
 
     links.insert_after(anchor, build)
     return "insert"
+
+
+class CopilotCliRepair(Repair):
+    """Whole events added or removed, the ``parentId`` chain kept whole (module docstring);
+    TD001 is the base class's."""
+
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        return insert_result(action.call, _lines(edit))
+
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
+        return remove_event(action.part.ref, _lines(edit))
+
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
+        return remove_event(action.message.ref, _lines(edit))
+
+    def remove_duplicate(self, transcript: Transcript, action: RemoveDuplicate, edit: Edit) -> str:
+        return remove_event(action.message.ref, _lines(edit))
+
+
+def _lines(edit: Edit) -> Lines:
+    if not isinstance(edit, Lines):
+        raise EditError("Copilot CLI event logs are JSONL")
+    return edit
+
+
+REPAIR = CopilotCliRepair()
