@@ -453,3 +453,14 @@ def test_values_of_the_wrong_type_are_skipped_not_a_crash() -> None:
     # The call without a usable id never pairs (TD301: a prompt follows); the completion
     # naming no call is an orphan.
     assert codes("events.jsonl", data) == [("TD301", 21), ("TD302", 23)]
+
+
+def test_a_foreign_record_after_the_header_is_skipped_as_unknown() -> None:
+    """A line of another shape among the first records (here a bare object after the
+    session.start) does not hide the layout: the file is still read, the line skipped."""
+    original = lines_of(log("tools"))
+    data = join([original[0], b'{"role":"user","content":"hi"}', *original[1:]])
+    assert detected_bytes("events.jsonl", data) == "copilot-cli"
+    assert codes("events.jsonl", data) == []
+    headless = join([b'{"role":"user","content":"hi"}', *original[1:]])
+    assert READER.detect(sniff("events.jsonl", headless)) is None

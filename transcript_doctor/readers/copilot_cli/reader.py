@@ -77,14 +77,16 @@ class CopilotCliReader(Reader):
     # position …", #2012, #2649; "Unexpected token …", #1864).  Whether the file is decoded
     # with U+FFFD replacement is unconfirmed (Node's utf-8 decoding does that).  1.0.102 reads
     # raw U+2028/U+2029 inside strings (fixtures/copilot-cli/rawsep-resume); 1.0.16 to 1.0.24
-    # did not (#2012, #2490, #2658): not a finding for the current CLI.
+    # did not (#2012, #2490, #2658): not a finding for the current CLI.  Unconfirmed: whether
+    # a provider rejects a lone surrogate JSON.parse read when the history is replayed.
     loader = NODE
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
             return None
         head = source.head()
-        if not head or not all(_event(r) for r in head):
+        events = [r for r in head if _event(r)]
+        if not events:
             return None
         if os.path.basename(source.path).startswith(BACKUP_NAME):
             return self.claim(
@@ -93,9 +95,10 @@ class CopilotCliReader(Reader):
                 DEFINITIVE,
                 transcript=False,
             )
-        if _started(head[0]):
+        if events[0] is head[0] and _started(head[0]):
+            # The vendor's own header: a later record of another shape is read as unknown.
             return self.claim(REASON, DEFINITIVE)
-        if any(r["type"] in CORE_TYPES for r in head):
+        if len(events) == len(head) and any(r["type"] in CORE_TYPES for r in head):
             return self.claim("Copilot CLI event envelope (the first line is not session.start)", SPECIFIC)
         return None
 
