@@ -122,22 +122,22 @@ def _items(value: object) -> list[object] | None:
 
 def _clean(template: Path) -> bool | None:
     """Whether a fixture lints without findings (its repetitions then stay clean); None
-    for a file no reader claims (a recording's request log, a companion)."""
+    when it is no transcript at all (a companion file, a recording's request log)."""
     from transcript_doctor import catalog, engine
     from transcript_doctor.checks import Selection
 
     options = engine.Options(Selection.build(["ALL"]), catalog.load())
     report = engine.lint_bytes(str(template), template.read_bytes(), options)
     if report.reader is None:
-        return None
+        return None if report.skipped else False
     return not report.findings
 
 
-def _layout(template: Path) -> tuple[str, str]:
-    """The vendor folder a fixture is in and its suffix: ``fixtures/<vendor>/`` (recordings
-    nest their sessions below it) or ``fixtures/wild/<vendor>/``."""
+def _layout(template: Path) -> str:
+    """The layout folder of a fixture: ``fixtures/<layout>/…`` (recordings nest sessions
+    deeper: ``kimi-cli/tools/session/context.jsonl``), ``fixtures/wild/<layout>/…``."""
     parts = template.relative_to(FIXTURES).parts
-    return parts[1] if parts[0] == "wild" and len(parts) > 2 else parts[0], template.suffix
+    return parts[1] if parts[0] == "wild" else parts[0]
 
 
 def templates() -> list[Path]:
@@ -158,16 +158,17 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
     clean: dict[tuple[str, str], Path] = {}
     damaged: list[Path] = []
     for template in templates():
-        verdict = _clean(template)
-        if verdict:
-            clean.setdefault(_layout(template), template)
-        elif verdict is False:
+        key = (_layout(template), template.suffix)
+        status = _clean(template)
+        if status:
+            clean.setdefault(key, template)
+        elif status is not None:
             damaged.append(template)
     # Five clean sessions per layout, then one per damaged fixture so that every damage
     # occurs: at 200 MB about half the files are damaged, a harder mix than most stored
     # sessions (the runner also prints the clean and the damaged part on their own).
     plans = [(t, None) for t in clean.values()] * 5 + [
-        (clean[_layout(t)], t) for t in damaged if _layout(t) in clean
+        (clean[(_layout(t), t.suffix)], t) for t in damaged if (_layout(t), t.suffix) in clean
     ]
     while written < budget:
         for base, damage in plans:
@@ -181,7 +182,7 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
                 continue
             kind = "damaged" if damage else "clean"
             name = (damage or base).stem[:40]
-            path = out / kind / f"{len(made):04d}-{_layout(base)[0]}-{name}{base.suffix}"
+            path = out / kind / f"{len(made):04d}-{_layout(base)}-{name}{base.suffix}"
             path.parent.mkdir(exist_ok=True)
             path.write_bytes(data)
             made.append(path)
