@@ -22,7 +22,8 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|parentId|\$rewindTo)"\s*:\s*")([^"{}]+)"'
+    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|parentId|\$rewindTo)"\s*:\s*")'
+    rb'([^"{}]+)"'
 )  # no braces in an id: a torn value glued to the next record is left as it is
 PARENT_NULL = re.compile(rb'"parentUuid":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')

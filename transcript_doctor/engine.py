@@ -173,8 +173,11 @@ def _locate(transcript: Transcript, finding: Finding, ctx: Context, unsafe_fixes
     origin = finding.origin
     if origin.line == 0:
         origin = Origin(ctx.line(origin) if origin.pointer else 1, origin.record, origin.pointer)
-    if finding.action is None or not transcript.reader.repair.supports(finding.action):
+    if finding.action is None:
         return Located(finding, origin, False)
+    repair = transcript.reader.repair
+    if not repair.supports(finding.action):
+        return Located(finding, origin, False, blocked=repair.refusal(finding.action))
     applicability = finding.safety.applicability
     fixable = applicability is Applicability.SAFE or unsafe_fixes
     return Located(finding, origin, fixable, applicability=applicability)

@@ -22,6 +22,7 @@ _MODULES = (
     "copilot_cli",
     "openworker",
     "neurolink",
+    "mistral_vibe",
     "kimi_cli",
     "anthropic_messages",
     "openai_chat",

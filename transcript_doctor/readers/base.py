@@ -108,6 +108,11 @@ class Repair:
         """A refusal known before editing, for one finding (a call with no result shape)."""
         return True
 
+    def refusal(self, action: Action) -> str | None:
+        """Why this layout withholds a repair the rule offers, in words for the finding's
+        "no fix" note, or None (then the finding just has no repair here)."""
+        return None
+
     def apply(self, transcript: Transcript, action: Action, edit: Edit) -> str:
         verb: str = getattr(self, action.method)(transcript, action, edit)
         return verb
