@@ -75,6 +75,8 @@ def _anthropic_only(item: dict[str, Any]) -> bool:
 
 class OpenAIChatReader(Reader):
     name = "openai-chat"
+    # First record: a fine-tuning line's or document's messages, or the first message.
+    first_keys = frozenset({"messages", "role"})
     summary = "OpenAI Chat Completions message lists (JSON array, {messages}, JSONL, fine-tuning JSONL)"
 
     def detect(self, source: Source) -> Detection | None:
