@@ -22,8 +22,9 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|\$rewindTo)"\s*:\s*")([^"]+)"'
-)
+    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|parentId|\$rewindTo)"\s*:\s*")'
+    rb'([^"{}]+)"'
+)  # no braces in an id: a torn value glued to the next record is left as it is
 PARENT_NULL = re.compile(rb'"parentUuid":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')
 
@@ -59,7 +60,9 @@ def _split_head(template: bytes) -> tuple[list[bytes], list[bytes]]:
     lines = template.splitlines(keepends=True)
     if not lines[-1].endswith(b"\n"):
         lines[-1] += b"\n"
-    head = lines[:1] if b'"session_meta"' in lines[0] or b'"projectHash"' in lines[0] else []
+    first = lines[0]
+    header = b'"session_meta"' in first or b'"projectHash"' in first or b'"type":"session.start"' in first
+    head = lines[:1] if header else []
     return head, lines[len(head) :]
 
 
