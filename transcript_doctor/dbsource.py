@@ -23,19 +23,18 @@ from typing import Any
 from urllib.parse import quote
 
 from transcript_doctor.editing import EditError
-from transcript_doctor.source import Container, ParseError, Source
+from transcript_doctor.source import TEXT_SUFFIXES, Container, ParseError, Source
 
 MAGIC = b"SQLite format 3\x00"
 PARTS = ("-wal", "-shm", "-journal")
 BACKUP_SUFFIX = ".td-backup"  # fix's backup of a database (dbfix): not linted again
-_TEXT_SUFFIXES = (".json", ".jsonl", ".ndjson")
 BUSY_MS = 200  # how long a reader waits for a lock before giving up
 
 
 def is_database(path: str) -> bool:
     """Whether ``path`` is an SQLite database file (16 header bytes read; text suffixes
     are never databases, so the transcripts of a walk cost no extra read)."""
-    if path == "-" or path.lower().endswith(_TEXT_SUFFIXES):
+    if path == "-" or path.lower().endswith(TEXT_SUFFIXES):
         return False
     try:
         with open(path, "rb") as handle:

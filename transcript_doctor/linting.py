@@ -11,6 +11,7 @@ from pathlib import Path
 
 from transcript_doctor import baseline, engine, output, progress, reporters, walk
 from transcript_doctor.engine import FileReport, Options
+from transcript_doctor.source import TEXT_SUFFIXES
 
 # Below this much work, starting worker processes costs more than it saves (measured: 64
 # files of 17 KB lint no faster with two workers than with one).
@@ -176,11 +177,12 @@ def check(
     """Lint one path; an unreadable file or a bug in a reader is that file's error only.
 
     Standard input is reported (and configured) as ``stdin_filename`` when given."""
-    from transcript_doctor import dblint
+    if not path.lower().endswith(TEXT_SUFFIXES):  # a transcript costs no SQLite import
+        from transcript_doctor import dblint
 
-    found = dblint.check(path, options, fingerprints)  # an SQLite store is read through SQLite
-    if found is not None:
-        return found
+        found = dblint.check(path, options, fingerprints)  # an SQLite store is read through SQLite
+        if found is not None:
+            return found
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 BOM = b"\xef\xbb\xbf"
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+TEXT_SUFFIXES = (".json", *JSONL_SUFFIXES)  # never an SQLite database (dbsource.py)
 HEAD_RECORDS = 20
 FEW_LOOKUPS = 16  # line numbers counted from the start before indexing every newline
 # JSON.parse in the vendors' own readers rejects a BOM: the first record is unreadable there.

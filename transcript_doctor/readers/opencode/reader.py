@@ -16,7 +16,6 @@ elements hold none.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from transcript_doctor.model import Conversation, Origin
@@ -24,6 +23,9 @@ from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.opencode import history, store
 from transcript_doctor.readers.opencode.history import Record
 from transcript_doctor.source import NODE, Container, Source
+
+if TYPE_CHECKING:
+    import sqlite3  # annotations only: linting a transcript loads no SQLite
 
 if TYPE_CHECKING:
     from transcript_doctor.dbsource import DatabaseSource

@@ -7,14 +7,16 @@ hydrate).  ``data`` holds the record's JSON without its ids, which are columns.
 
 from __future__ import annotations
 
-import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from transcript_doctor.model import Origin
 from transcript_doctor.readers.opencode.history import Record, escape
 from transcript_doctor.readers.opencode.refs import RowRef
+
+if TYPE_CHECKING:
+    import sqlite3  # annotations only: linting a transcript loads no SQLite
 
 # The columns this reader reads; a database without them is not OpenCode's.
 NEEDED = {
