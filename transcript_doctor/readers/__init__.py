@@ -19,6 +19,7 @@ _MODULES = (
     "qwen_code",
     "claude_code",
     "codex",
+    "pi",
     "openworker",
     "neurolink",
     "anthropic_messages",
