@@ -209,7 +209,8 @@ def _tails(path: list[Entry]) -> dict[int, EntryRef]:
         if entry.role != "assistant" or entry.id is None:
             continue
         last = entry
-        for follower in path[at + 1 :]:
+        for position in range(at + 1, len(path)):  # by index: a slice would copy the rest
+            follower = path[position]
             if follower.role != "toolResult" or follower.id is None:
                 break
             last = follower
@@ -237,7 +238,8 @@ def _messages(entry: Entry) -> list[Message]:
         return []  # model/thinking changes, labels, session info, extension data: not sent
     message = record.get("message")
     role = entry.role
-    assert isinstance(message, dict)
+    if not isinstance(message, dict):
+        return []  # no message object: Pi itself fails on it (``entry.message.role``)
     if role == "assistant":
         return [_assistant(message, line, origin, ref)]
     if role == "toolResult":
