@@ -22,10 +22,11 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|\$rewindTo)"\s*:\s*")([^"]+)"'
+    rb'sourceToolAssistantUUID|messageId|\$rewindTo|parentId|firstKeptEntryId)"\s*:\s*")([^"]+)"'
 )
-PARENT_NULL = re.compile(rb'"parentUuid":\s*null')
+PARENT_NULL = re.compile(rb'"(parentUuid|parentId)":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')
+ENTRY_ID = re.compile(rb'^\{"type":"[^"]*","id":"([^"]+)"')  # Pi entries start type, id, parentId
 
 
 def _renamed(chunk: bytes, k: int) -> bytes:
@@ -36,7 +37,7 @@ def jsonl_session(template: bytes, target: int, tail: bytes = b"") -> bytes:
     """Repeat a JSONL session's records with fresh ids until ``target`` bytes, then add
     ``tail`` (a damaged session) once.
 
-    Header-like lines (first line of Codex/Gemini files) are kept once; each repetition's
+    Header-like lines (first line of Codex/Gemini/Pi files) are kept once; each repetition's
     root record is linked to the previous repetition's last record.
     """
     head, body = _split_head(template)
@@ -59,15 +60,18 @@ def _split_head(template: bytes) -> tuple[list[bytes], list[bytes]]:
     lines = template.splitlines(keepends=True)
     if not lines[-1].endswith(b"\n"):
         lines[-1] += b"\n"
-    head = lines[:1] if b'"session_meta"' in lines[0] or b'"projectHash"' in lines[0] else []
+    first = lines[0]
+    header = b'"session_meta"' in first or b'"projectHash"' in first or first.startswith(b'{"type":"session",')
+    head = lines[:1] if header else []
     return head, lines[len(head) :]
 
 
 def _linked(line: bytes, state: list[bytes | None]) -> bytes:
     """Point a repetition's root record at the previous record, and remember this one."""
-    if state[0] is not None and PARENT_NULL.search(line):
-        line = PARENT_NULL.sub(b'"parentUuid":"' + state[0] + b'"', line, count=1)
-    found = UUID_FIELD.search(line)
+    null = PARENT_NULL.search(line) if state[0] is not None else None
+    if null is not None and state[0] is not None:
+        line = PARENT_NULL.sub(b'"' + null.group(1) + b'":"' + state[0] + b'"', line, count=1)
+    found = UUID_FIELD.search(line) or ENTRY_ID.search(line)
     if found:
         state[0] = found.group(1)
     return line
@@ -132,6 +136,15 @@ def templates() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl") and "logs" not in p.name)
 
 
+def _layout(template: Path) -> tuple[str, str]:
+    """Fixtures of one layout share a folder, except Pi's, which sit in session folders
+    named for the recording's work dir (``pi/<scenario>/sessions/--cwd--/``)."""
+    parts = template.relative_to(FIXTURES).parts
+    if parts[0] == "pi" and ("sessions" in parts or parts[1] == "derived"):
+        return ("pi", template.suffix)
+    return (template.parent.name, template.suffix)
+
+
 def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
     """Sessions of every layout, sizes log-normal (median ~0.7 MB, at most 20 MB).
 
@@ -146,7 +159,7 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
     clean: dict[tuple[str, str], Path] = {}
     damaged: list[Path] = []
     for template in templates():
-        key = (template.parent.name, template.suffix)
+        key = _layout(template)
         if _clean(template):
             clean.setdefault(key, template)
         else:
@@ -155,7 +168,7 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
     # occurs: at 200 MB about half the files are damaged, a harder mix than most stored
     # sessions (the runner also prints the clean and the damaged part on their own).
     plans = [(t, None) for t in clean.values()] * 5 + [
-        (clean[(t.parent.name, t.suffix)], t) for t in damaged if (t.parent.name, t.suffix) in clean
+        (clean[_layout(t)], t) for t in damaged if _layout(t) in clean
     ]
     while written < budget:
         for base, damage in plans:
