@@ -458,3 +458,62 @@ def test_crlf_line_ends_are_kept(tmp_path: Path) -> None:
     path.write_bytes(RECORDED["kill-tool"].read_bytes().replace(b"\n", b"\r\n"))
     after = fix(path).after
     assert after.count(b"\r\n") == after.count(b"\n") == 8
+
+
+def _unsafe_fix(data: str) -> tuple[list[str], list[dict[str, Any]]]:
+    from transcript_doctor import engine, fixer
+    from transcript_doctor.catalog import load
+    from transcript_doctor.checks import Selection
+
+    options = engine.Options(Selection.build(), load(), unsafe_fixes=True)
+    outcome = fixer.fix_bytes("p.jsonl", data.encode(), options)
+    assert outcome.error is None
+    return [a.rule for a in outcome.applied], [
+        json.loads(line) for line in outcome.after.decode().splitlines()
+    ]
+
+
+def test_removing_the_last_entry_keeps_resume_on_its_parent() -> None:
+    applied, after = _unsafe_fix(
+        jsonl(
+            HEADER,
+            entry("a", None, user("go")),
+            entry("b", "a", assistant(text("ok"))),
+            entry("c", "b", result("zz")),
+        )
+    )
+    assert applied == ["TD302"]
+    assert [r.get("id") for r in after] == ["s1", "a", "b"]
+
+
+def test_removing_the_last_entry_is_refused_when_a_branch_line_would_become_the_leaf() -> None:
+    """Pi resumes from the last line: the branch entry "x" would be replayed instead."""
+    data = jsonl(
+        HEADER,
+        entry("a", None, user("go")),
+        entry("b", "a", assistant(text("ok"))),
+        entry("x", "a", user("abandoned branch")),
+        entry("c", "b", result("zz")),
+    )
+    applied, after = _unsafe_fix(data)
+    assert applied == []
+    assert after == [json.loads(line) for line in data.splitlines()]
+
+
+def test_moving_the_last_entry_leaves_its_parent_last() -> None:
+    applied, after = _unsafe_fix(
+        jsonl(
+            HEADER,
+            entry("a", None, user("go")),
+            entry("b", "a", assistant(call("c1"), stop="toolUse")),
+            entry("c", "b", user("also this")),
+            entry("d", "c", result("c1")),
+        )
+    )
+    assert applied == ["TD304"]
+    assert [(r.get("id"), r.get("parentId")) for r in after[1:]] == [
+        ("a", None),
+        ("b", "a"),
+        ("d", "b"),
+        ("c", "d"),
+    ]

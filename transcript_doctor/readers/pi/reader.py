@@ -158,6 +158,7 @@ class _Scan:
         )
         self.entries.append(entry)
         if entry.id is not None:
+            self.ref.order.append((line.index, entry.id))
             earlier = self.by_id.get(entry.id)
             if earlier is not None:
                 self.ref.versions.setdefault(entry.id, [earlier.line.index]).append(line.index)
@@ -168,6 +169,7 @@ class _Scan:
     def conversation(self, dialect: Dialect) -> Conversation:
         self._check_header()
         path = walk(self.entries[-1], self.by_id) if self.entries else []
+        self.ref.leaf = self.entries[-1].line.index if self.entries else None
         self.ref.path = frozenset(e.line.index for e in path)
         self.ref.ids = frozenset(self.by_id)
         self.ref.tails = _tails(path)

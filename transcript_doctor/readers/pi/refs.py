@@ -35,6 +35,9 @@ class FileRef:
     ``tails``: for an assistant entry on the path, the last ``toolResult`` entry of the run
     that directly follows it (where Pi would have appended a missing result).
     ``ids``: every id in the file, so a new entry never takes one.
+    ``order``: record indices and ids of the entry lines with an id, in file order; the last
+    is the leaf Pi resumes from (``leaf``), so a repair that removes it must leave a last
+    line that continues the same path.
     """
 
     children: dict[str, list[int]] = field(default_factory=dict)
@@ -42,3 +45,5 @@ class FileRef:
     path: frozenset[int] = frozenset()
     tails: dict[int, EntryRef] = field(default_factory=dict)
     ids: frozenset[str] = frozenset()
+    order: list[tuple[int, str]] = field(default_factory=list)
+    leaf: int | None = None

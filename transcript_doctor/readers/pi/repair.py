@@ -178,6 +178,19 @@ class Plan:
             target = self.survivor(self.gone[removed])
             for index in self.pointers(removed):
                 self.point(index, target)
+        for entry in entries:
+            if entry.index == self.ref.leaf:
+                self.keep_leaf(self.survivor(entry.id))
+
+    def keep_leaf(self, ancestor: str | None) -> None:
+        """Pi resumes from the last entry line: with the leaf gone, the line left last must
+        be the leaf's nearest surviving ancestor, or resume would follow another branch."""
+        last = next((i for i, _ in reversed(self.ref.order) if i not in self.removed), None)
+        name = next((e for i, e in reversed(self.ref.order) if i == last), None)
+        if ancestor is None or name != ancestor:
+            raise EditError(
+                "the last entry goes, and the line left last is not its parent: Pi would resume elsewhere"
+            )
 
     def move(self, entry: EntryRef, anchor: EntryRef) -> None:
         if entry.index in self.moved:
@@ -191,6 +204,8 @@ class Plan:
         raw = self.relinked(entry.index, parent)
         self.edit.remove(entry.index)
         self.removed.add(entry.index)
+        if entry.index == self.ref.leaf:
+            self.keep_leaf(self.survivor(old_parent))
         self.moved[entry.index] = parent
         self.attach(anchor, entry.id, parent, raw=raw, skip={entry.index})
 
