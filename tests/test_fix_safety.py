@@ -315,7 +315,7 @@ def test_a_byte_copy_removed_beside_an_insert_is_no_contradiction() -> None:
 def test_only_the_repair_that_fails_is_rolled_back(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A relink exposes a TD301 whose result cannot be inserted: the relink goes back, the
     independent placeholder removal stays, and both say why."""
-    from transcript_doctor.readers import _claude_code_fix
+    from transcript_doctor.readers.claude_code import plan as _claude_code_fix
 
     session = jsonl(
         user("u1", None, 0, "go"),
@@ -355,7 +355,7 @@ def test_terminal_says_why_each_repair_was_rolled_back(tmp_path: Path) -> None:
 
 def test_a_failing_half_does_not_take_the_other_half_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two placeholders: removing the second fails; the first still goes."""
-    from transcript_doctor.readers import _claude_code_fix
+    from transcript_doctor.readers.claude_code import plan as _claude_code_fix
 
     session = jsonl(
         user("u1", None, 0, "go"),

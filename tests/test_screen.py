@@ -15,8 +15,8 @@ from neurolink_rows import row as _row
 from support import FIXTURES, _catalog, lint_bytes
 
 from transcript_doctor import catalog, checks, engine, readers
+from transcript_doctor.analysis.screen import Screen
 from transcript_doctor.checks import Selection
-from transcript_doctor.checks.plain import CONSIDERED, Screen
 from transcript_doctor.model import Role
 from transcript_doctor.reporters import record
 from transcript_doctor.source import sniff
@@ -38,7 +38,18 @@ def both(name: str, data: bytes, loaded: catalog.Catalog | None = None) -> list[
 
 
 def test_every_rule_was_considered_by_the_screen() -> None:
-    assert {rule.code for rule in checks.rules()} == CONSIDERED
+    """A new rule fails here until analysis/screen.py was revisited for it: asked (the
+    screen asks the rule's question), excluded (readers screen no conversation with the
+    feature it reads) or file-level."""
+    by_treatment: dict[str, list[str]] = {}
+    for rule in checks.rules():
+        by_treatment.setdefault(rule.screen.value, []).append(rule.code)
+    assert by_treatment == {
+        "file": ["TD001", "TD002"],
+        "asked": ["TD101", "TD102", "TD103", "TD201", "TD202", "TD203",
+                  "TD301", "TD302", "TD303", "TD304", "TD305", "TD306"],
+        "excluded": ["TD104", "TD401", "TD402", "TD403", "TD404"],
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))

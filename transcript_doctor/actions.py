@@ -9,6 +9,7 @@ lets the reader find its records again.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from transcript_doctor.model import BrokenLink, Message, Part
 from transcript_doctor.source import ParseError
@@ -18,47 +19,74 @@ SYNTHETIC_RESULT_TEXT = (
 )
 
 
+class Action:
+    """A repair intent.  ``method`` names the :class:`~transcript_doctor.readers.base.Repair`
+    method that makes it in a layout, so a layout supports an action by defining that method."""
+
+    __slots__ = ()
+    method: ClassVar[str]
+
+    def possible(self) -> bool:
+        """Whether the finding itself allows a repair, whatever the layout."""
+        return True
+
+
 @dataclass(frozen=True, slots=True, eq=False)
-class RepairRecord:
+class RepairRecord(Action):
     """TD001: drop a torn final line, or cut the torn stub off a glued line."""
+
+    method: ClassVar[str] = "repair_record"
 
     error: ParseError
 
+    def possible(self) -> bool:
+        return self.error.repair is not None  # a torn line is repaired only when it can be told
+
 
 @dataclass(frozen=True, slots=True, eq=False)
-class RemoveMessage:
+class RemoveMessage(Action):
     """TD101, TD103, TD201, TD202: remove a whole turn, keeping links and pairing valid."""
+
+    method: ClassVar[str] = "remove_message"
 
     message: Message
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class StripTrailingWhitespace:
+class StripTrailingWhitespace(Action):
     """TD102: strip the trailing whitespace of one text part, nothing else."""
+
+    method: ClassVar[str] = "strip_trailing_whitespace"
 
     message: Message
     part: Part
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class InsertResult:
+class InsertResult(Action):
     """TD301: answer ``call`` with a synthetic error result, right after its turn."""
+
+    method: ClassVar[str] = "insert_result"
 
     message: Message
     call: Part
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class RemoveResult:
+class RemoveResult(Action):
     """TD302, TD303: remove one result (and its message if nothing else is left)."""
+
+    method: ClassVar[str] = "remove_result"
 
     message: Message
     part: Part
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class MoveResult:
+class MoveResult(Action):
     """TD304: move a result into the message right after the turn holding its call."""
+
+    method: ClassVar[str] = "move_result"
 
     message: Message
     part: Part
@@ -66,22 +94,28 @@ class MoveResult:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class AddSignature:
+class AddSignature(Action):
     """TD401: give a Gemini functionCall part the validator-skipping signature."""
+
+    method: ClassVar[str] = "add_signature"
 
     message: Message
     part: Part
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class RemoveDuplicate:
+class RemoveDuplicate(Action):
     """TD403: remove the later copy of a user turn recorded twice by the harness."""
+
+    method: ClassVar[str] = "remove_duplicate"
 
     message: Message
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Relink:
+class Relink(Action):
     """TD404: point a dangling parent link at the nearest preceding record of its chain."""
+
+    method: ClassVar[str] = "relink"
 
     link: BrokenLink

@@ -8,15 +8,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from transcript_doctor import checks, guard, prescreen, readers
+from transcript_doctor.analysis.screen import Screen
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
-from transcript_doctor.checks.plain import Screen
 from transcript_doctor.config import Config
 from transcript_doctor.editing import Splice
 from transcript_doctor.model import Applicability, Finding, Origin
-from transcript_doctor.readers.base import Detection, Reader, Transcript, preview
+from transcript_doctor.readers.base import Detection, Reader, preview
 from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
+from transcript_doctor.transcript import Transcript
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +145,9 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
     guard.withhold_contradictions(transcript, found, ctx)
     if options.with_edits:  # SARIF fixes, --show-fixes
         for located in found:
-            if located.applicability is not None:
-                located.edits = preview(transcript, located.finding.action)
+            action = located.finding.action
+            if located.applicability is not None and action is not None:
+                located.edits = preview(transcript, action)
             if located.edits:
                 located.fix_lines = _lines_changed(transcript.source.data, located.edits)
     found.sort(key=lambda f: (f.origin.line, f.origin.record, f.finding.rule.code, f.origin.pointer or ""))
@@ -171,7 +173,7 @@ def _locate(transcript: Transcript, finding: Finding, ctx: Context, unsafe_fixes
     origin = finding.origin
     if origin.line == 0:
         origin = Origin(ctx.line(origin) if origin.pointer else 1, origin.record, origin.pointer)
-    if finding.action is None or not transcript.reader.supports(finding.action):
+    if finding.action is None or not transcript.reader.repair.supports(finding.action):
         return Located(finding, origin, False)
     applicability = finding.safety.applicability
     fixable = applicability is Applicability.SAFE or unsafe_fixes

@@ -22,19 +22,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from transcript_doctor import engine, readers
-from transcript_doctor.checks.context import element_bytes
+from transcript_doctor import checks, engine, readers
+from transcript_doctor.analysis.shared import element_bytes
 from transcript_doctor.editing import EditError, Logged, Splice, splice
 from transcript_doctor.engine import Located, Options
 from transcript_doctor.model import Applicability, Severity
-from transcript_doctor.readers.base import Transcript, editor
+from transcript_doctor.readers.base import editor
 from transcript_doctor.source import Source
+from transcript_doctor.transcript import Transcript
 
-# Whole records first, then pairing, then content inside surviving records.
-ORDER = (
-    "TD001", "TD404", "TD403", "TD101", "TD201", "TD202", "TD103",
-    "TD303", "TD302", "TD304", "TD301", "TD102", "TD401",
-)  # fmt: skip
 MAX_PASSES = 4
 MAX_RESTARTS = 2  # repairs again without the ones whose errors stayed
 # Verifications a file may spend on splitting failed groups (each lints the file again).
@@ -160,7 +156,7 @@ def _passes(
     findings: list[Located],
     banned: dict[_Key, tuple[str, str]],
 ) -> _State:
-    """Every applicable repair, rule by rule in ORDER, until nothing more changes."""
+    """Every applicable repair, rule by rule in fix order, until nothing more changes."""
     state = _State(data, transcript, findings)
     # Repairs that were rolled back (by identity), with how many groups were kept by then:
     # such a repair is tried again only after other repairs changed the file (removing
@@ -168,7 +164,7 @@ def _passes(
     failed_at: dict[_Key, int] = {}
     for _ in range(MAX_PASSES):
         progress = False
-        for rule in ORDER:
+        for rule in checks.fix_order():
             transcript, current = state.transcript, state.data
             group = [
                 f
@@ -319,8 +315,10 @@ def _apply_group(
     applied: list[Applied] = []
     for located in group:
         before = len(edit.log)
+        action = located.finding.action
+        assert action is not None  # only fixable findings are grouped
         try:
-            verb = transcript.reader.apply(transcript, located.finding.action, edit)
+            verb = transcript.reader.repair.apply(transcript, action, edit)
         except EditError as exc:
             return f"line {located.origin.line}: {exc}"
         finding = located.finding

@@ -19,7 +19,7 @@ from transcript_doctor.model import Applicability, Message, Role
 if TYPE_CHECKING:
     from transcript_doctor.checks.context import Context
     from transcript_doctor.engine import Located
-    from transcript_doctor.readers.base import Transcript
+    from transcript_doctor.transcript import Transcript
 
 
 def withhold_contradictions(transcript: Transcript, found: list[Located], ctx: Context) -> None:

@@ -9,7 +9,11 @@ The ``ref`` slots are opaque to everyone but the reader that filled them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transcript_doctor.actions import Action
 
 
 class Role(str, Enum):
@@ -76,9 +80,28 @@ def unsafe(reason: str) -> Safety:
 UNDECIDED = unsafe("the repair may change real model or tool output")
 
 
+class Phase(IntEnum):
+    """When ``fix`` applies a rule's repairs: no later phase can undo an earlier one."""
+
+    RECORDS = 1  # whole records: torn lines, parent links, copies
+    TURNS = 2  # whole turns
+    PAIRING = 3  # results paired with their calls, once the turns are settled
+    CONTENT = 4  # content inside the records that survived
+
+
+class Screening(str, Enum):
+    """How the clean-file screen (``analysis/screen.py``) answers for a rule, which it must
+    for every rule: a file it proves clean is never checked."""
+
+    FILE = "file"  # about the file, never a conversation's text: decided before screening
+    ASKED = "asked"  # the screen asks the rule's own question of the parsed values
+    EXCLUDED = "excluded"  # readers screen no conversation with the feature the rule reads
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A rule's identity and contract; its check lives beside it in ``checks/``."""
+    """Every fact about a rule; its check lives beside it in ``checks/``, and the docs,
+    the ``rules`` output, the fix order and the screen are derived from these."""
 
     code: str
     name: str
@@ -88,6 +111,10 @@ class Rule:
     # The classes the repair can take, and when (docs and the ``rules`` table); a rule
     # with both decides per finding.
     applicability: tuple[Applicability, ...] = ()
+    screen: Screening = field(kw_only=True)
+    # A fixable rule's place in ``fix``: its phase, then ``rank`` within the phase.
+    phase: Phase | None = field(default=None, kw_only=True)
+    rank: int = field(default=0, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,5 +267,5 @@ class Finding:
     rule: Rule
     origin: Origin
     message: str
-    action: object = None
+    action: Action | None = None
     safety: Safety = UNDECIDED

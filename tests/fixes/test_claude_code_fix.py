@@ -15,8 +15,8 @@ from support import FIXTURES, fix, lint_bytes
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.fixer import Outcome
 from transcript_doctor.model import Severity
-from transcript_doctor.readers._claude_code_fix import derived_uuid
 from transcript_doctor.readers.claude_code import READER
+from transcript_doctor.readers.claude_code.plan import derived_uuid
 from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "claude-code"

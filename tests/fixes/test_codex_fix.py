@@ -378,7 +378,7 @@ def test_removals_in_one_group_compose_in_either_order(tmp_path: Path) -> None:
     for order in (empty, empty[::-1]):
         edit = Lines(source)
         for message in order:
-            assert READER.apply(transcript, RemoveMessage(message), edit) == "remove"
+            assert READER.repair.apply(transcript, RemoveMessage(message), edit) == "remove"
         assert splice(source.data, edit.splices()) == expected
 
 

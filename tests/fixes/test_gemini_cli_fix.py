@@ -19,7 +19,8 @@ from syrupy.assertion import SnapshotAssertion
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT, RemoveMessage
 from transcript_doctor.editing import EditError
 from transcript_doctor.readers.base import Transcript, editor
-from transcript_doctor.readers.gemini_cli import READER, MessageRef, StreamRef
+from transcript_doctor.readers.gemini_cli import READER
+from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
 from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "gemini-cli"
@@ -243,7 +244,9 @@ def test_rewind_target_is_never_deleted() -> None:
     assert isinstance(conversation.ref, StreamRef) and isinstance(message.ref, MessageRef)
     conversation.ref = replace(conversation.ref, rewinds=((5, str(message.ref.message_id)),))
     with pytest.raises(EditError, match="rewindTo"):
-        READER.apply(Transcript(READER, source, [conversation]), RemoveMessage(message), editor(source))
+        READER.repair.apply(
+            Transcript(READER, source, [conversation]), RemoveMessage(message), editor(source)
+        )
 
 
 def test_new_result_is_written_before_the_next_message_is_first_written(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ from claude_sessions import assistant, call, entry, jsonl, result, text, user
 from support import FIXTURES, detected, findings, lint_bytes, text_findings
 
 from transcript_doctor.model import Conversation, PartKind, Role
-from transcript_doctor.readers.claude_code import READER, FileRef, LineRef, MessageRef, RelinkRef
+from transcript_doctor.readers.claude_code import READER
+from transcript_doctor.readers.claude_code.refs import FileRef, LineRef, MessageRef, RelinkRef
 from transcript_doctor.reporters import record
 from transcript_doctor.source import sniff
 

@@ -11,8 +11,9 @@ from support import FIXTURES, detected, findings, records, text_findings
 
 from transcript_doctor import readers
 from transcript_doctor.model import Conversation, PartKind, Role
-from transcript_doctor.readers._codex_history import ItemRef
-from transcript_doctor.readers.codex import READER, Layout
+from transcript_doctor.readers.codex import READER
+from transcript_doctor.readers.codex.history import ItemRef
+from transcript_doctor.readers.codex.reader import Layout
 from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "codex"

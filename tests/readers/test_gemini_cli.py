@@ -10,7 +10,8 @@ import pytest
 from support import FIXTURES, detected, findings, lint_bytes, records, text_findings
 
 from transcript_doctor.model import Conversation, PartKind, Role
-from transcript_doctor.readers.gemini_cli import READER, MessageRef, StreamRef
+from transcript_doctor.readers.gemini_cli import READER
+from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
 from transcript_doctor.source import sniff
 
 DIR = FIXTURES / "gemini-cli"

@@ -11,8 +11,8 @@ from qwen_sessions import jsonl, rec
 from support import FIXTURES, detected, findings, text_findings
 
 from transcript_doctor.model import Conversation, PartKind, Role
-from transcript_doctor.readers.qwen_code import (
-    READER,
+from transcript_doctor.readers.qwen_code import READER
+from transcript_doctor.readers.qwen_code.refs import (
     ChainRef,
     CompressedRef,
     LineCopyRef,

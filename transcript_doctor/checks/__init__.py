@@ -58,6 +58,16 @@ def rules() -> tuple[Rule, ...]:
     return tuple(entry.rule for entry in registry())
 
 
+@cache
+def fix_order() -> tuple[str, ...]:
+    """The fixable rules in the order ``fix`` applies them: by phase, then rank.
+
+    Whole records are repaired and removed before results are paired, and content is
+    trimmed last, so an earlier repair cannot undo a later one."""
+    fixable = [rule for rule in rules() if rule.phase is not None]
+    return tuple(rule.code for rule in sorted(fixable, key=lambda rule: (rule.phase, rule.rank)))
+
+
 def find(key: str) -> Rule | None:
     """A rule by code or name (case-insensitive code)."""
     for rule in rules():

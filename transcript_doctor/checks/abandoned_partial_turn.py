@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import RemoveMessage
+from transcript_doctor.analysis.turns import abandoned_partials, last_turn
 from transcript_doctor.checks.context import Context
-from transcript_doctor.checks.turns import abandoned_partials, last_turn
-from transcript_doctor.model import Applicability, Finding, Role, Rule, Severity, unsafe
+from transcript_doctor.model import Applicability, Finding, Phase, Role, Rule, Screening, Severity, unsafe
 
 RULE = Rule(
     "TD101",
@@ -16,6 +16,8 @@ RULE = Rule(
     "The replayed history ends with assistant output from a turn that died mid-stream.",
     "remove the partial assistant record(s); keep the notices",
     (Applicability.UNSAFE,),
+    screen=Screening.ASKED,
+    phase=Phase.TURNS,
 )
 
 # A partial answer is real model output, kept by some vendors on purpose.

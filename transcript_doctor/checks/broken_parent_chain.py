@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from transcript_doctor.actions import Relink
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Applicability, Finding, Rule, Severity, unsafe
+from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, unsafe
 
 RULE = Rule(
     "TD404",
@@ -15,6 +15,9 @@ RULE = Rule(
     "A record whose parent link names a record that is not in the file, so resume drops everything before it.",
     "re-link it to the nearest preceding record of the same chain",
     (Applicability.UNSAFE,),
+    screen=Screening.EXCLUDED,
+    phase=Phase.RECORDS,
+    rank=1,
 )
 
 # The nearest preceding record is a guess: the lost parent may have been on another branch.

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import MoveResult
-from transcript_doctor.checks import pairing
+from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Applicability, Finding, Rule, Severity, unsafe
+from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, unsafe
 
 RULE = Rule(
     "TD304",
@@ -16,6 +16,9 @@ RULE = Rule(
     "A tool result that exists but not in the message right after its call.",
     "move the result to directly after its call",
     (Applicability.UNSAFE,),
+    screen=Screening.ASKED,
+    phase=Phase.PAIRING,
+    rank=2,
 )
 
 # A result placed by a wrong pairing would be moved away from the call it answers.

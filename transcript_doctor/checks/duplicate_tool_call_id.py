@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.checks import pairing
+from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.model import Finding, Rule, Screening, Severity
 
 RULE = Rule(
     "TD305",
     "duplicate-tool-call-id",
     Severity.ERROR,
     "Two tool calls share one id.",
+    screen=Screening.ASKED,
 )
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import RemoveResult
-from transcript_doctor.checks import pairing
+from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Applicability, Finding, Rule, Severity, safe, unsafe
+from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, safe, unsafe
 
 RULE = Rule(
     "TD303",
@@ -16,6 +16,8 @@ RULE = Rule(
     "More than one result for one tool call in the replayed history.",
     "keep the first result, remove the others",
     (Applicability.SAFE, Applicability.UNSAFE),
+    screen=Screening.ASKED,
+    phase=Phase.PAIRING,
 )
 
 COPY = safe("the removed result is a byte-identical copy of the one kept")

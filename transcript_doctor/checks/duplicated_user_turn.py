@@ -6,7 +6,18 @@ from collections.abc import Iterator
 
 from transcript_doctor.actions import RemoveDuplicate
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Applicability, Finding, Message, Role, Rule, Severity, safe, unsafe
+from transcript_doctor.model import (
+    Applicability,
+    Finding,
+    Message,
+    Phase,
+    Role,
+    Rule,
+    Screening,
+    Severity,
+    safe,
+    unsafe,
+)
 
 RULE = Rule(
     "TD403",
@@ -15,6 +26,9 @@ RULE = Rule(
     "The same user message recorded twice in a row by the harness (same content and id/timestamp, or a byte copy).",
     "remove the later copy",
     (Applicability.SAFE, Applicability.UNSAFE),
+    screen=Screening.EXCLUDED,
+    phase=Phase.RECORDS,
+    rank=2,
 )
 
 COPY = safe("the removed record is a byte-identical copy of the one kept")

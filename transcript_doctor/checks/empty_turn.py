@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import RemoveMessage
+from transcript_doctor.analysis.turns import abandoned_partials
 from transcript_doctor.checks.context import Context
-from transcript_doctor.checks.turns import abandoned_partials
 from transcript_doctor.model import (
     Applicability,
     Finding,
     Message,
     PartKind,
+    Phase,
     Role,
     Rule,
     Safety,
+    Screening,
     Severity,
     safe,
     unsafe,
@@ -27,6 +29,9 @@ RULE = Rule(
     "An assistant turn with no content, only empty or whitespace text, or (Claude Code) only thinking blocks.",
     "remove the turn",
     (Applicability.SAFE, Applicability.UNSAFE),
+    screen=Screening.ASKED,
+    phase=Phase.TURNS,
+    rank=3,
 )
 
 

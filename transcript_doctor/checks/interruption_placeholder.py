@@ -8,7 +8,7 @@ from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.catalog import INTERRUPTION
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.placeholders import safety, whole_turn_markers
-from transcript_doctor.model import Applicability, Finding, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity
 
 RULE = Rule(
     "TD202",
@@ -17,6 +17,9 @@ RULE = Rule(
     "A model-authored turn that is a harness interruption marker rather than model output.",
     "remove the turn",
     (Applicability.SAFE, Applicability.UNSAFE),
+    screen=Screening.ASKED,
+    phase=Phase.TURNS,
+    rank=2,
 )
 
 

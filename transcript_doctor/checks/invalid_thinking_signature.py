@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, PartKind, Rule, Severity
+from transcript_doctor.model import Finding, PartKind, Rule, Screening, Severity
 
 RULE = Rule(
     "TD402",
     "invalid-thinking-signature",
     Severity.WARNING,
     "A Claude thinking block with an empty or missing signature.",
+    screen=Screening.EXCLUDED,
 )
 
 

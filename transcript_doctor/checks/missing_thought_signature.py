@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from transcript_doctor.actions import AddSignature
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Applicability, Finding, PartKind, Rule, Severity, safe
+from transcript_doctor.model import Applicability, Finding, PartKind, Phase, Rule, Screening, Severity, safe
 
 RULE = Rule(
     "TD401",
@@ -15,6 +15,9 @@ RULE = Rule(
     "The first functionCall part of a replayed Gemini model turn has no thoughtSignature, which Gemini 3 rejects.",
     'add "thoughtSignature": "skip_thought_signature_validator" to that part',
     (Applicability.SAFE,),
+    screen=Screening.EXCLUDED,
+    phase=Phase.CONTENT,
+    rank=1,
 )
 
 SAFETY = safe("adds the signature Gemini CLI itself adds; changes nothing else")

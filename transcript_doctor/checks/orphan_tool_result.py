@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import RemoveResult
-from transcript_doctor.checks import pairing
+from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Applicability, Finding, Rule, Severity, unsafe
+from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, unsafe
 
 RULE = Rule(
     "TD302",
@@ -16,6 +16,9 @@ RULE = Rule(
     "A tool result whose id matches no earlier tool call.",
     "remove the result",
     (Applicability.UNSAFE,),
+    screen=Screening.ASKED,
+    phase=Phase.PAIRING,
+    rank=1,
 )
 
 # An orphan may be a real result whose call was lost or mis-paired (an id-less call).

@@ -6,13 +6,14 @@ from collections.abc import Iterator
 
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.placeholders import is_whole_turn_candidate
-from transcript_doctor.model import Finding, Role, Rule, Severity
+from transcript_doctor.model import Finding, Role, Rule, Screening, Severity
 
 RULE = Rule(
     "TD203",
     "parroted-placeholder",
     Severity.WARNING,
     "A longer assistant reply contains a distinctive harness marker verbatim: the model may have learned to repeat it.",
+    screen=Screening.ASKED,
 )
 
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.checks import pairing
+from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Rule, Severity
+from transcript_doctor.model import Finding, Rule, Screening, Severity
 
 RULE = Rule(
     "TD306",
     "pending-tool-call",
     Severity.INFO,
     "Tool calls without results at the very end of the history: a suspended or killed turn the vendor resumes itself.",
+    screen=Screening.ASKED,
 )
 
 

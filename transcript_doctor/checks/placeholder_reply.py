@@ -8,7 +8,7 @@ from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.catalog import INTERRUPTION
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.placeholders import safety, whole_turn_markers
-from transcript_doctor.model import Applicability, Finding, Rule, Severity
+from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity
 
 RULE = Rule(
     "TD201",
@@ -17,6 +17,9 @@ RULE = Rule(
     "An assistant turn whose whole visible text is a known harness placeholder from the catalog.",
     "remove the turn; keep tool pairing and parent links valid",
     (Applicability.SAFE, Applicability.UNSAFE),
+    screen=Screening.ASKED,
+    phase=Phase.TURNS,
+    rank=1,
 )
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis.shared import shared
 from transcript_doctor.catalog import Catalog, Marker
-from transcript_doctor.checks.context import Context, shared
+from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Conversation, Message, PartKind, Role, Safety, safe, unsafe
 
 

@@ -5,9 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import StripTrailingWhitespace
+from transcript_doctor.analysis.turns import abandoned_partials, last_turn
 from transcript_doctor.checks.context import Context
-from transcript_doctor.checks.turns import abandoned_partials, last_turn
-from transcript_doctor.model import Applicability, Finding, PartKind, Role, Rule, Severity, safe
+from transcript_doctor.model import (
+    Applicability,
+    Finding,
+    PartKind,
+    Phase,
+    Role,
+    Rule,
+    Screening,
+    Severity,
+    safe,
+)
 
 RULE = Rule(
     "TD102",
@@ -16,6 +26,8 @@ RULE = Rule(
     "The history ends with an assistant text whose last character is whitespace (Anthropic rejects it as prefill).",
     "strip the trailing whitespace of that text only",
     (Applicability.SAFE,),
+    screen=Screening.ASKED,
+    phase=Phase.CONTENT,
 )
 
 SAFETY = safe("removes only trailing whitespace; every other character of the text stays")

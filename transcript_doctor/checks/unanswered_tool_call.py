@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.actions import InsertResult
-from transcript_doctor.checks import pairing
+from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Applicability, Finding, Rule, Severity, safe
+from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, safe
 
 RULE = Rule(
     "TD301",
@@ -16,6 +16,9 @@ RULE = Rule(
     "A tool call with no result although the conversation went on past it.",
     "insert a synthetic error result right after the call, in the vendor's own shape",
     (Applicability.SAFE,),
+    screen=Screening.ASKED,
+    phase=Phase.PAIRING,
+    rank=3,
 )
 
 SAFETY = safe("adds a synthetic error result marked as such; removes nothing")

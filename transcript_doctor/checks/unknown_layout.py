@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from transcript_doctor.model import Finding, Origin, Rule, Severity
+from transcript_doctor.model import Finding, Origin, Rule, Screening, Severity
 
 if TYPE_CHECKING:
     from transcript_doctor.readers.base import Detection, Reader
@@ -17,6 +17,7 @@ RULE = Rule(
     "unknown-layout",
     Severity.ERROR,
     "A file that looks like a conversation but that no reader recognises (a new vendor, or a release whose layout changed).",
+    screen=Screening.FILE,
 )
 
 check = None

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from transcript_doctor.actions import RepairRecord
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Applicability, Finding, Origin, Rule, Severity, safe
+from transcript_doctor.model import Applicability, Finding, Origin, Phase, Rule, Screening, Severity, safe
 
 RULE = Rule(
     "TD001",
@@ -15,6 +15,8 @@ RULE = Rule(
     "A record (or the whole document) does not parse: torn or glued lines, NUL bytes, invalid UTF-8.",
     "drop a torn final line; cut the torn stub off a glued line; nothing else (never guess)",
     (Applicability.SAFE,),
+    screen=Screening.FILE,
+    phase=Phase.RECORDS,
 )
 
 # What is removed is bytes no loader can read: the vendor skips them too.

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Message, PartKind, Role, Rule, Severity
+from transcript_doctor.model import Finding, Message, PartKind, Role, Rule, Screening, Severity
 
 RULE = Rule(
     "TD104",
     "unreplied-tool-response",
     Severity.WARNING,
     "Gemini histories: a tool-response turn is followed directly by a new prompt, which replay fuses into the response.",
+    screen=Screening.EXCLUDED,
 )
 
 

@@ -7,18 +7,34 @@ abstract actions into byte edits in the file's own style.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from functools import cache
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from transcript_doctor.actions import RepairRecord
+from transcript_doctor.actions import (
+    Action,
+    AddSignature,
+    InsertResult,
+    MoveResult,
+    Relink,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+    RepairRecord,
+    StripTrailingWhitespace,
+)
 from transcript_doctor.editing import EditError, JsonText, Lines, Splice
-from transcript_doctor.model import Conversation, Dialect, Message, Part
+from transcript_doctor.model import Conversation, Dialect
 from transcript_doctor.source import STRICT, Container, Loader, Source
+from transcript_doctor.transcript import Transcript
 
 if TYPE_CHECKING:
-    from transcript_doctor.checks.plain import Screen
+    from transcript_doctor.analysis.screen import Screen
 
 Edit = Lines | JsonText
+_M = TypeVar("_M", bound=Callable[..., Any])
 
 # Detection scores: the highest claim wins, ties go to the reader listed first.
 DEFINITIVE = 100  # the vendor's own envelope or header (session_meta, uuid chains…)
@@ -35,35 +51,6 @@ class Detection:
     reason: str
     score: int
     transcript: bool = True
-
-
-@dataclass(slots=True)
-class Transcript:
-    """A read file: its source bytes and the conversations it replays."""
-
-    reader: Reader
-    source: Source
-    conversations: list[Conversation]
-    _where: dict[int, tuple[Conversation, int]] | None = None
-    _owner: dict[int, Message] | None = None
-
-    def locate(self, message: Message) -> tuple[Conversation, int]:
-        """The conversation holding ``message`` and its index there (indexed once)."""
-        if self._where is None:
-            self._where = {id(m): (c, i) for c in self.conversations for i, m in enumerate(c.messages)}
-        found = self._where.get(id(message))
-        if found is None:
-            raise EditError("the message is not in this transcript")
-        return found
-
-    def owner(self, part: Part) -> Message:
-        """The message holding ``part`` (indexed once)."""
-        if self._owner is None:
-            self._owner = {id(p): m for c in self.conversations for m in c.messages for p in m.parts}
-        found = self._owner.get(id(part))
-        if found is None:
-            raise EditError("the part is not in this transcript")
-        return found
 
 
 class Reader:
@@ -83,45 +70,108 @@ class Reader:
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """The conversations ``screen`` cannot prove clean (lint needs no others; None: all).
 
-        Readers of message-list layouts skip building the rest (``checks/plain.py``);
+        Readers of message-list layouts skip building the rest (``analysis/screen.py``);
         the others read everything.
         """
         return self.read(source)
 
-    # The repair actions (transcript_doctor.actions) this reader can apply.
-    fixes: ClassVar[frozenset[type]] = frozenset()
-
-    def supports(self, action: object) -> bool:
-        """Whether ``fix`` can apply this action to this reader's files."""
-        if isinstance(action, RepairRecord):
-            return action.error.repair is not None
-        return type(action) in self.fixes
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Make one repair through ``edit``; returns the report's verb for it.
-
-        Only records and values the action names may change.  Raise
-        :class:`~transcript_doctor.editing.EditError` when the repair would need a guess.
-        """
-        if isinstance(action, RepairRecord) and isinstance(edit, Lines):
-            return repair_line(edit, action)
-        raise EditError(f"{self.name} cannot apply {type(action).__name__}")
+    @property
+    def repair(self) -> Repair:
+        """The layout's repairs: the ``repair`` module beside the reader, loaded on first
+        use so that lint of a clean file never loads repair code."""
+        return _repair_of(type(self).__module__.rpartition(".")[0])
 
     def claim(self, reason: str, score: int, transcript: bool = True) -> Detection:
         return Detection(self.name, reason, score, transcript)
 
 
-def repair_line(edit: Lines, action: RepairRecord) -> str:
-    """TD001 in any JSONL layout: drop a torn final line, or cut a glued stub off."""
-    error = action.error
-    if error.repair == "drop":
-        edit.remove(error.record)
-        return "remove"
-    if error.repair == "split":
-        line = edit.line(error.record)
-        edit.replace(error.record, edit.data[line.start + error.keep_from : line.end])
-        return "replace"
-    raise EditError("this record cannot be repaired without guessing")
+def _refused(method: _M) -> _M:
+    method.refused = True  # type: ignore[attr-defined]
+    return method
+
+
+class Repair:
+    """How one layout makes each repair action, in the file's own record shapes.
+
+    One method per action (``Action.method`` names it); the defaults refuse, so a layout
+    supports exactly the actions its subclass defines.  Each method edits only the records
+    and values its action names, through ``edit``, and returns the report's verb; it
+    raises :class:`~transcript_doctor.editing.EditError` when the repair would need a guess.
+    """
+
+    def supports(self, action: Action) -> bool:
+        """Whether ``fix`` can make this repair in this layout (lint marks it fixable)."""
+        method = getattr(type(self), action.method)
+        return not getattr(method, "refused", False) and action.possible() and self.accepts(action)
+
+    def accepts(self, action: Action) -> bool:
+        """A refusal known before editing, for one finding (a call with no result shape)."""
+        return True
+
+    def apply(self, transcript: Transcript, action: Action, edit: Edit) -> str:
+        verb: str = getattr(self, action.method)(transcript, action, edit)
+        return verb
+
+    def repair_record(self, transcript: Transcript, action: RepairRecord, edit: Edit) -> str:
+        """TD001 in any JSONL layout: drop a torn final line, or cut a glued stub off."""
+        if not isinstance(edit, Lines):
+            raise EditError("only a JSONL line can be repaired on its own")
+        error = action.error
+        if error.repair == "drop":
+            edit.remove(error.record)
+            return "remove"
+        if error.repair == "split":
+            line = edit.line(error.record)
+            edit.replace(error.record, edit.data[line.start + error.keep_from : line.end])
+            return "replace"
+        raise EditError("this record cannot be repaired without guessing")
+
+    @_refused
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
+        raise EditError("this layout cannot remove a turn")
+
+    @_refused
+    def strip_trailing_whitespace(
+        self, transcript: Transcript, action: StripTrailingWhitespace, edit: Edit
+    ) -> str:
+        raise EditError("this layout cannot strip a text")
+
+    @_refused
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        raise EditError("this layout cannot insert a result")
+
+    @_refused
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
+        raise EditError("this layout cannot remove a result")
+
+    @_refused
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+        raise EditError("this layout cannot move a result")
+
+    @_refused
+    def add_signature(self, transcript: Transcript, action: AddSignature, edit: Edit) -> str:
+        raise EditError("this layout has no thought signatures")
+
+    @_refused
+    def remove_duplicate(self, transcript: Transcript, action: RemoveDuplicate, edit: Edit) -> str:
+        raise EditError("this layout cannot remove a copied turn")
+
+    @_refused
+    def relink(self, transcript: Transcript, action: Relink, edit: Edit) -> str:
+        raise EditError("this layout has no parent links")
+
+
+@cache
+def _repair_of(package: str) -> Repair:
+    name = f"{package}.repair"
+    try:
+        module = import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name != name:
+            raise
+        return Repair()  # a read-only layout: only torn JSONL lines are repaired
+    repair: Repair = module.REPAIR
+    return repair
 
 
 def editor(source: Source) -> Edit:
@@ -131,11 +181,11 @@ def editor(source: Source) -> Edit:
     return JsonText(source.data, 3 if source.bom else 0)
 
 
-def preview(transcript: Transcript, action: object) -> list[Splice] | None:
+def preview(transcript: Transcript, action: Action) -> list[Splice] | None:
     """The splices one repair would make on the file as it is (for SARIF fixes)."""
     edit = editor(transcript.source)
     try:
-        transcript.reader.apply(transcript, action, edit)
+        transcript.reader.repair.apply(transcript, action, edit)
         return edit.splices()
     except EditError:
         return None

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from transcript_doctor.checks.plain import Screen, Turn, crosses
+from transcript_doctor.analysis.screen import Screen, Turn, crosses
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, PartKind, Role
-from transcript_doctor.readers.base import Transcript
 from transcript_doctor.source import Container, Source
+from transcript_doctor.transcript import Transcript
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ def screened(screen: Screen, turns: Iterable[Turn | None] | None) -> tuple[int, 
 
 def built(listing: Listing, make: Callable[[Listing], Conversation]) -> Conversation:
     """The conversation of a listing, built again from all its elements when the part
-    after a cut names a call id of the part before it (see ``checks.plain``)."""
+    after a cut names a call id of the part before it (see ``analysis.screen``)."""
     conversation = make(listing)
     if listing.whole is not None and crosses(conversation, listing.before):
         conversation = make(Listing(listing.whole(), listing.label, listing.holder))  # from the start

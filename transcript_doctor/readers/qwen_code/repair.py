@@ -47,8 +47,9 @@ from transcript_doctor.actions import (
 )
 from transcript_doctor.editing import EditError, JsonText, Lines, Splice, splice
 from transcript_doctor.model import Message, Part, PartKind
-from transcript_doctor.readers.base import Edit, Transcript
-from transcript_doctor.readers.qwen_code import ChainRef, CompressedRef, LineCopyRef, LinkRef, RecordRef
+from transcript_doctor.readers.base import Edit, Repair
+from transcript_doctor.readers.qwen_code.refs import ChainRef, CompressedRef, LineCopyRef, LinkRef, RecordRef
+from transcript_doctor.transcript import Transcript
 
 HISTORY = "/systemPayload/compressedHistory"
 
@@ -187,8 +188,37 @@ class _Plan:
 _PLANS: WeakKeyDictionary[Lines, _Plan] = WeakKeyDictionary()
 
 
-def apply(transcript: Transcript, action: object, edit: Edit) -> str:
-    """Make one repair (every action but TD001's, which the base reader handles)."""
+class QwenCodeRepair(Repair):
+    """Line edits that keep the parentUuid chain whole (spec §7); TD001 is the base class's."""
+
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
+        _remove_message(_plan(transcript, edit), action.message)
+        return "remove"
+
+    def remove_duplicate(self, transcript: Transcript, action: RemoveDuplicate, edit: Edit) -> str:
+        _remove_message(_plan(transcript, edit), action.message)
+        return "remove"
+
+    def strip_trailing_whitespace(
+        self, transcript: Transcript, action: StripTrailingWhitespace, edit: Edit
+    ) -> str:
+        return _strip(_plan(transcript, edit), action.part)
+
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
+        return _remove_result(_plan(transcript, edit), action.message, action.part)
+
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        return _insert_result(transcript, _plan(transcript, edit), action.message, action.call)
+
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+        return _move_result(_plan(transcript, edit), action)
+
+    def relink(self, transcript: Transcript, action: Relink, edit: Edit) -> str:
+        return _relink(_plan(transcript, edit), action)
+
+
+def _plan(transcript: Transcript, edit: Edit) -> _Plan:
+    """One plan per editor: repairs of one rule meet on the same lines."""
     if not isinstance(edit, Lines):
         raise EditError("Qwen Code sessions are JSONL")
     plan = _PLANS.get(edit)
@@ -196,20 +226,7 @@ def apply(transcript: Transcript, action: object, edit: Edit) -> str:
         chain = transcript.conversations[0].ref
         assert isinstance(chain, ChainRef)
         plan = _PLANS[edit] = _Plan(edit, chain)
-    if isinstance(action, (RemoveMessage, RemoveDuplicate)):
-        _remove_message(plan, action.message)
-        return "remove"
-    if isinstance(action, StripTrailingWhitespace):
-        return _strip(plan, action.part)
-    if isinstance(action, RemoveResult):
-        return _remove_result(plan, action.message, action.part)
-    if isinstance(action, InsertResult):
-        return _insert_result(transcript, plan, action.message, action.call)
-    if isinstance(action, MoveResult):
-        return _move_result(plan, action)
-    if isinstance(action, Relink):
-        return _relink(plan, action)
-    raise EditError(f"qwen-code cannot apply {type(action).__name__}")
+    return plan
 
 
 def _remove_message(plan: _Plan, message: Message) -> None:
@@ -349,3 +366,6 @@ def _relink(plan: _Plan, action: Relink) -> str:
     for line in lines:
         plan.relink(line, ref.previous)
     return "replace"
+
+
+REPAIR = QwenCodeRepair()

@@ -10,22 +10,13 @@ and remembers, for every message, the lines and uuids a fix must edit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from transcript_doctor.actions import (
-    InsertResult,
-    MoveResult,
-    Relink,
-    RemoveDuplicate,
-    RemoveMessage,
-    RemoveResult,
-    RepairRecord,
-    StripTrailingWhitespace,
-)
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
+from transcript_doctor.readers.qwen_code.refs import ChainRef, CompressedRef, LineCopyRef, LinkRef, RecordRef
 from transcript_doctor.source import NODE, Container, Line, Source
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
@@ -37,66 +28,6 @@ UNSENT_SUBTYPES = frozenset({"realtime_message", "code_mode_tool_result"})
 # Claude Code envelope keys and uuid-less line types: never in a Qwen record.
 CLAUDE_KEYS = ("userType", "toolUseResult")
 CLAUDE_TYPES = frozenset({"summary", "file-history-snapshot"})
-
-
-@dataclass(frozen=True, slots=True)
-class RecordRef:
-    """A replayed chain record: its uuid, parent link and every line stored under the uuid.
-
-    The vendor merges lines sharing a uuid into one record, so removing the record means
-    deleting all of ``lines`` and re-linking the records whose ``parentUuid`` is ``uuid``
-    to ``parent``; inserting after it means a new record whose ``parentUuid`` is ``uuid``.
-    """
-
-    uuid: str
-    parent: str | None
-    lines: tuple[int, ...]  # 0-based record indices (``Line.index``), in file order
-
-
-@dataclass(frozen=True, slots=True)
-class LineCopyRef:
-    """A later byte-identical copy of a line of the same uuid: delete ``line`` only (TD403)."""
-
-    uuid: str
-    line: int
-    original: int
-
-
-@dataclass(frozen=True, slots=True)
-class CompressedRef:
-    """A Content inside ``systemPayload.compressedHistory`` of a ``chat_compression`` record."""
-
-    uuid: str
-    line: int
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRef:
-    """A dangling ``parentUuid`` (TD404) and the record a re-link would point it at.
-
-    ``previous`` is the uuid of the nearest preceding record line in the file with another
-    uuid (the chain is linear through every record type), or None at the top of the file.
-    """
-
-    uuid: str
-    lines: tuple[int, ...]  # every line of the uuid; the vendor reads the link of the first
-    missing: str
-    previous: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ChainRef:
-    """The replayed chain, root to leaf: the order a fix inserts into and re-links along.
-
-    ``records`` holds ``(line index, uuid, parentUuid)`` of every chain-member line in
-    file order, on the chain or off it: removing a record must re-link all its children,
-    dead branches included, and the reader has these links at hand already.
-    """
-
-    uuids: tuple[str, ...]
-    compression: str | None  # uuid of the chat_compression record the history starts from
-    records: tuple[tuple[int, str, str | None], ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(slots=True, eq=False)
@@ -123,17 +54,6 @@ class QwenCodeReader(Reader):
     # Curation merges consecutive user Contents, and the vendor's own repair hoists a
     # prompt-adjacent response the same way: TD104 does not apply (spec §4.7, rules.md).
     dialect = Dialect(coalesce_roles=True)
-    fixes = frozenset(
-        {
-            RemoveMessage,
-            StripTrailingWhitespace,
-            InsertResult,
-            RemoveResult,
-            MoveResult,
-            RemoveDuplicate,
-            Relink,
-        }
-    )
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -168,14 +88,6 @@ class QwenCodeReader(Reader):
         records = tuple((e.line.index, e.uuid, e.parent) for e in entries)
         ref = ChainRef(tuple(chain), compression, records)
         return [Conversation(messages, self.dialect, links, ref=ref)]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Line edits that keep the parentUuid chain whole (``_qwen_code_fix``, spec §7)."""
-        if isinstance(action, RepairRecord):
-            return super().apply(transcript, action, edit)
-        from transcript_doctor.readers import _qwen_code_fix  # it imports this module's refs
-
-        return _qwen_code_fix.apply(transcript, action, edit)
 
 
 # -- detection --------------------------------------------------------------------------

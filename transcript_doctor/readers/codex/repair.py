@@ -21,12 +21,23 @@ from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
+from transcript_doctor.actions import (
+    SYNTHETIC_RESULT_TEXT,
+    Action,
+    InsertResult,
+    MoveResult,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+    StripTrailingWhitespace,
+)
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Conversation, Message, Part, Role
 from transcript_doctor.readers import listing
-from transcript_doctor.readers._codex_history import ItemRef
-from transcript_doctor.readers.base import Transcript
+from transcript_doctor.readers.base import Edit, Repair
+from transcript_doctor.readers.codex.history import ItemRef
+from transcript_doctor.readers.codex.reader import LEGACY, Layout
+from transcript_doctor.transcript import Transcript
 
 HISTORY = "/payload/replacement_history"
 # The output item that answers each call kind (normalize.rs `ensure_call_outputs_present`).
@@ -182,3 +193,55 @@ def _replayed(conversation: Conversation) -> tuple[list[ItemRef], set[ItemRef]]:
                     outputs.add(ref)
     order.sort(key=lambda ref: (ref.record, -1 if ref.history is None else ref.history))
     return order, outputs
+
+
+class CodexRepair(Repair):
+    """Repairs are item edits (spec §7): each item is a line or an element of the latest
+    replacement_history, found again through its ``ItemRef``; TD001 is the base class's."""
+
+    def accepts(self, action: Action) -> bool:
+        """A call kind with no output shape that can carry the synthetic text (a client
+        ``tool_search_call``) is not answered: lint must not promise that fix."""
+        return not isinstance(action, InsertResult) or answerable(action.call)
+
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
+        (conversation,) = transcript.conversations
+        remove_turn(_items(transcript, edit), conversation, action.message)
+        return "remove"
+
+    def remove_duplicate(self, transcript: Transcript, action: RemoveDuplicate, edit: Edit) -> str:
+        items = _items(transcript, edit)
+        for ref in refs(action.message):
+            items.remove(ref)
+        return "remove"
+
+    def strip_trailing_whitespace(
+        self, transcript: Transcript, action: StripTrailingWhitespace, edit: Edit
+    ) -> str:
+        _items(transcript, edit).strip(part_ref(action.part))
+        return "strip"
+
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
+        _items(transcript, edit).remove(part_ref(action.part))
+        return "remove"
+
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        _items(transcript, edit).insert_after(part_ref(action.call), synthetic_output(action.call))
+        return "insert"
+
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+        items = _items(transcript, edit)
+        items.move_after(reply_end(transcript, action.call_message), part_ref(action.part))
+        return "move"
+
+
+def _items(transcript: Transcript, edit: Edit) -> Items:
+    if not isinstance(edit, Lines):
+        raise EditError("rollouts are JSONL")
+    (conversation,) = transcript.conversations
+    layout = conversation.ref
+    assert isinstance(layout, Layout)
+    return Items(edit, "" if layout.kind == LEGACY else "/payload")
+
+
+REPAIR = CodexRepair()

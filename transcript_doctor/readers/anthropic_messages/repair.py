@@ -37,14 +37,15 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.checks import pairing
-from transcript_doctor.checks.context import shared
+from transcript_doctor.analysis import pairing
+from transcript_doctor.analysis.shared import shared
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import listing
-from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT, TOOL_ERROR
-from transcript_doctor.readers.base import Edit, Transcript
+from transcript_doctor.readers.anthropic_messages.cline import TEXT_RESULT, TOOL_ERROR
+from transcript_doctor.readers.base import Edit, Repair
+from transcript_doctor.transcript import Transcript
 
 _MOVED = "transcript-doctor:moved-block-{}"  # stands in for a moved block's own bytes
 
@@ -69,26 +70,35 @@ class _Session:
 _SESSIONS: WeakKeyDictionary[Edit, _Session] = WeakKeyDictionary()
 
 
-def apply(transcript: Transcript, action: object, edit: Edit) -> str | None:
-    """Make one repair; ``None`` when the action is not one of this module's."""
-    session = _SESSIONS.setdefault(edit, _Session())
-    if isinstance(action, RemoveMessage):
+class AnthropicMessagesRepair(Repair):
+    """Element edits in the file's own shapes; TD001 on JSONL is the base class's."""
+
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
         listing.remove(edit, action.message.origin)
-        session.gone.add(_key(action.message))
+        _session(edit).gone.add(_key(action.message))
         return "remove"
-    if isinstance(action, StripTrailingWhitespace):
+
+    def strip_trailing_whitespace(
+        self, transcript: Transcript, action: StripTrailingWhitespace, edit: Edit
+    ) -> str:
         listing.strip(edit, _text_of(action.part))
         return "strip"
-    if isinstance(action, RemoveResult):
-        _remove_block(edit, session, action.message, action.part, frozenset())
+
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
+        _remove_block(edit, _session(edit), action.message, action.part, frozenset())
         return "remove"
-    if isinstance(action, MoveResult):
-        _move(transcript, edit, session, action)
+
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+        _move(transcript, edit, _session(edit), action)
         return "move"
-    if isinstance(action, InsertResult):
-        _insert(transcript, edit, session, action)
+
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        _insert(transcript, edit, _session(edit), action)
         return "insert"
-    return None
+
+
+def _session(edit: Edit) -> _Session:
+    return _SESSIONS.setdefault(edit, _Session())
 
 
 # -- the repairs -------------------------------------------------------------------
@@ -311,3 +321,6 @@ def _list_content(edit: Edit, message: Message | None) -> list[Any] | None:
         return None
     content = _value(edit, message.origin).get("content")
     return content if isinstance(content, list) else None
+
+
+REPAIR = AnthropicMessagesRepair()

@@ -1,7 +1,7 @@
 """Reader ``claude-code``: Claude Code session JSONL (uuid/parentUuid entries, one line per content block).
 
 Spec: shared/spec/formats/claude-code.md.  The file is a tree, not a list: the conversation the
-API sees is the active chain (``_claude_code_chain``), with the one-line-per-block assistant
+API sees is the active chain (``chain``), with the one-line-per-block assistant
 lines of one response grouped into one turn and consecutive user lines merged, tool results
 first, as Claude Code's ``normalizeMessagesForAPI`` does.  Off-chain branches (rewinds,
 retries) and metadata lines are not replayed, so they are never findings.
@@ -9,21 +9,9 @@ retries) and metadata lines are not replayed, so they are never findings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from transcript_doctor.actions import (
-    InsertResult,
-    MoveResult,
-    Relink,
-    RemoveDuplicate,
-    RemoveMessage,
-    RemoveResult,
-    RepairRecord,
-    StripTrailingWhitespace,
-)
-from transcript_doctor.editing import EditError, Lines
-from transcript_doctor.jsonspan import join, split
+from transcript_doctor.jsonspan import join
 from transcript_doctor.model import (
     BrokenLink,
     Conversation,
@@ -35,8 +23,9 @@ from transcript_doctor.model import (
     Repeat,
     Role,
 )
-from transcript_doctor.readers._claude_code_chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.claude_code.chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
+from transcript_doctor.readers.claude_code.refs import FileRef, LineRef, MessageRef, RelinkRef
 from transcript_doctor.source import NODE_TO_ANTHROPIC, Container, Line, Source
 
 REASON = "Claude Code entry envelope (uuid/parentUuid, message.content blocks)"
@@ -52,60 +41,6 @@ METADATA_KEYS = {
     "file-history-snapshot": "snapshot",
     "queue-operation": "operation",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class LineRef:
-    """One record of the file: ``index`` into ``source.lines``, its uuid and parent link."""
-
-    index: int
-    uuid: str
-    parent: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class MessageRef:
-    """Every line a message was built from, in chain order.
-
-    ``kind`` is ``assistant`` (one response: remove all lines, re-link the child of the last
-    to the parent of the first), ``user`` (a run of merged user lines) or ``copy`` (a later
-    byte-identical copy of a user line, TD403: delete it, nothing to re-link).
-    """
-
-    kind: str
-    lines: tuple[LineRef, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RelinkRef:
-    """TD404: the line to re-link and the nearest earlier line of its session and sidechain."""
-
-    line: LineRef
-    target: str | None
-
-
-@dataclass(slots=True)
-class FileRef:
-    """Who names whom: what a fix must re-point when it removes or moves a line.
-
-    Keys are uuids; values are record indices of the lines that name them as ``parentUuid``,
-    ``logicalParentUuid`` (compact boundaries) or ``leafUuid`` (summary lines).
-    ``versions``: every line of a uuid written more than once (byte copies and rewrites),
-    which a fix must edit or remove together or an untouched copy takes the uuid back.
-    ``path``: record indices of the lines on the raw ``parentUuid`` path from the resumed
-    leaf to its root (progress lines included, recovered parallel branches not): where a
-    line is inserted, only the child on this path is re-linked to it, so off-path
-    branches such as 2.1.x results parented on their own ``tool_use`` line stay put.
-    """
-
-    children: dict[str, list[int]] = field(default_factory=dict)
-    logical_children: dict[str, list[int]] = field(default_factory=dict)
-    summaries: dict[str, list[int]] = field(default_factory=dict)
-    versions: dict[str, list[int]] = field(default_factory=dict)
-    path: frozenset[int] = frozenset()
-    leaf: str | None = None
-    leaf_time: str = ""  # the resumed leaf's ``timestamp``: a new line must not pass it
-    sidechain: bool = False
 
 
 def _entry_like(record: dict[str, Any]) -> bool:
@@ -144,17 +79,6 @@ class ClaudeCodeReader(Reader):
     # replaces invalid bytes) and JSON.parse per line; the API rejects lone surrogates.
     loader = NODE_TO_ANTHROPIC
     dialect = Dialect(coalesce_roles=True, thinking_only_is_empty=True)
-    fixes = frozenset(
-        {
-            RemoveMessage,
-            StripTrailingWhitespace,
-            InsertResult,
-            RemoveResult,
-            MoveResult,
-            RemoveDuplicate,
-            Relink,
-        }
-    )
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -180,42 +104,6 @@ class ClaudeCodeReader(Reader):
             if isinstance(record, dict):
                 scan.add(line, record)
         return [scan.conversation(self.dialect)]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Spec §7: line edits that keep the uuid tree valid (``_claude_code_fix``).
-
-        The refs say which lines a turn, a block or a link lives on; TD001 is the base
-        class's line repair.
-        """
-        if isinstance(action, RepairRecord) or not isinstance(edit, Lines):
-            return super().apply(transcript, action, edit)
-        (conversation,) = transcript.conversations
-        assert isinstance(conversation.ref, FileRef)
-        from transcript_doctor.readers._claude_code_fix import plan_for  # not loaded to lint
-
-        plan = plan_for(edit, conversation.ref)
-        if isinstance(action, RemoveMessage):
-            return plan.remove_turn(_lines(action.message, "assistant"))
-        if isinstance(action, StripTrailingWhitespace):
-            line, pointer = _line(action.part), action.part.origin.pointer or ""
-            tokens = split(pointer)  # a string content, or the ``text`` of a block
-            return plan.strip(line, pointer if tokens[-1] == "content" else join(*tokens, "text"))
-        if isinstance(action, RemoveResult):
-            return plan.remove_result(_line(action.part), action.part.origin.pointer or "")
-        if isinstance(action, InsertResult):
-            group = _lines(action.message, "assistant")
-            return plan.insert_result(group, _line(action.call), action.call.call_id)
-        if isinstance(action, MoveResult):
-            return plan.move_result(_line(action.part), _lines(action.call_message, "assistant"))
-        if isinstance(action, RemoveDuplicate):
-            (copy,) = _lines(action.message, "copy")
-            return plan.remove_copy(copy)
-        if isinstance(action, Relink):
-            link = action.link.ref
-            if not isinstance(link, RelinkRef):
-                raise EditError("the link names no line")
-            return plan.relink(link.line, link.target)
-        return super().apply(transcript, action, edit)
 
 
 class _Scan:
@@ -557,19 +445,6 @@ def _copies(entry: Entry) -> list[Message]:
         )
         for number, index in entry.copies
     ]
-
-
-def _lines(message: Message, kind: str) -> tuple[LineRef, ...]:
-    ref = message.ref
-    if not isinstance(ref, MessageRef) or ref.kind != kind or not ref.lines:
-        raise EditError(f"not a {kind} message of this file")
-    return ref.lines
-
-
-def _line(part: Part) -> LineRef:
-    if not isinstance(part.ref, LineRef) or part.origin.pointer is None:
-        raise EditError("the block names no line")
-    return part.ref
 
 
 READER = ClaudeCodeReader()

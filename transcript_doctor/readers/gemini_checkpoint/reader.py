@@ -12,23 +12,11 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-import orjson
-
-from transcript_doctor.actions import (
-    AddSignature,
-    InsertResult,
-    MoveResult,
-    RemoveMessage,
-    RemoveResult,
-    StripTrailingWhitespace,
-)
-from transcript_doctor.checks import pairing
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn, from_cut
-from transcript_doctor.editing import EditError, JsonText
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.jsonspan import join
-from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.model import Conversation, Dialect, Message, Origin, PartKind, Role
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.base import DEFINITIVE, SHAPE, SPECIFIC, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, SHAPE, SPECIFIC, Detection, Reader
 from transcript_doctor.source import NODE, Container, Source
 
 ROLES = {"user": Role.USER, "model": Role.ASSISTANT}
@@ -63,7 +51,7 @@ def _restore(value: Any) -> bool:
     )
 
 
-def _history(value: Any) -> tuple[list[Any], str] | None:
+def history(value: Any) -> tuple[list[Any], str] | None:
     """The Content list and its pointer: ``clientHistory`` of a ``/restore`` checkpoint,
     ``history`` of a ``/chat save`` checkpoint, or the bare array."""
     if _restore(value):
@@ -83,65 +71,12 @@ class GeminiCheckpointReader(Reader):
     # The CLI coalesces adjacent same-role Contents before sending; a tool-response turn
     # followed by a prompt is fused into one user turn on replay (TD104).
     dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
-    fixes = frozenset(
-        {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, AddSignature}
-    )
-
-    def supports(self, action: object) -> bool:
-        if isinstance(action, InsertResult):
-            return gemini_content.answerable(action.call)
-        return super().supports(action)
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Element edits of the one document (spec §7); everything else keeps its bytes.
-
-        Contents and parts are found again by their pointers (``Message.origin``,
-        ``Part.origin``); new values are indented like their siblings by the editor.
-        """
-        if not isinstance(edit, JsonText):
-            raise EditError("checkpoints are single JSON documents")
-        if isinstance(action, RemoveMessage):
-            edit.remove(_pointer(action.message))
-            return "remove"
-        if isinstance(action, StripTrailingWhitespace):
-            pointer = _pointer(action.part)
-            edit.strip_string(pointer if edit.raw(pointer).startswith(b'"') else pointer + "/text")
-            return "strip"
-        if isinstance(action, AddSignature):
-            edit.set_member(_pointer(action.part), "thoughtSignature", gemini_content.SKIP_SIGNATURE)
-            return "insert"
-        if isinstance(action, RemoveResult):
-            _remove_part(edit, action.message, action.part)
-            return "remove"
-        if isinstance(action, InsertResult):
-            _insert_result(transcript, edit, action.message, action.call)
-            return "insert"
-        if isinstance(action, MoveResult):
-            target = _reply_slot(transcript, action.call_message)
-            moved = edit.raw(_pointer(action.part))
-            if target.role is Role.ASSISTANT:
-                # The model spoke right after the call: the result gets a user Content of
-                # its own between them, as the CLI would have recorded it.  The new Content
-                # is serialised whole, so the part must serialise back to its own bytes.
-                pointer = _pointer(action.part)
-                part = orjson.loads(moved)
-                parent = pointer.rsplit("/", 1)[0]
-                if edit.style(parent).dumps(part, edit.depth(pointer)) != moved:
-                    raise EditError("the result would not keep its bytes in a new Content")
-                _remove_part(edit, action.message, action.part)
-                edit.insert(_base(transcript), _index(target), {"role": "user", "parts": [part]})
-                return "move"
-            gemini_content.removals(edit).receive(target)
-            _remove_part(edit, action.message, action.part)
-            edit.insert(_pointer(target) + "/parts", 0, raw=moved)
-            return "move"
-        raise EditError(f"{self.name} cannot apply {type(action).__name__}")
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSON:
             return None
         value = source.value
-        found = _history(value)
+        found = history(value)
         if found is None:
             return None
         items, pointer = found
@@ -167,7 +102,7 @@ class GeminiCheckpointReader(Reader):
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         if source.container is not Container.JSON:
             return []  # forced on JSONL: checkpoints are single documents
-        found = _history(source.value)
+        found = history(source.value)
         if found is None:
             return []
         items, base = found
@@ -311,80 +246,6 @@ def _pair_id_less(messages: list[Message]) -> None:
         for part in message.tool_results:
             if part.call_id is None:
                 part.paired_by = "adjacency"
-
-
-# -- repairs (``fix``) -----------------------------------------------------------------------
-
-
-def _pointer(element: Message | Part) -> str:
-    pointer = element.origin.pointer
-    assert pointer is not None
-    return pointer
-
-
-def _remove_part(edit: JsonText, message: Message, part: Part) -> None:
-    """Remove one part; a Content left with no parts is removed as a whole (spec §7)."""
-    removals = gemini_content.removals(edit)
-    if removals.take(message, part):
-        removals.removed.add(message)
-        edit.remove(_pointer(message))
-    else:
-        edit.remove(_pointer(part))
-
-
-def _insert_result(transcript: Transcript, edit: JsonText, message: Message, call: Part) -> None:
-    """The synthetic response goes into the user Content right after the call's Content,
-    after its functionResponse parts and before anything else; without one, a new user
-    Content is placed right after the call's Content."""
-    (conversation,) = transcript.conversations
-    base = conversation.ref
-    assert isinstance(base, str) and isinstance(message.ref, int)
-    response = gemini_content.synthetic_response(call)
-    found = _history(transcript.source.value)
-    assert found is not None
-    items = found[0]
-    after = message.ref + 1
-    following = items[after] if after < len(items) else None
-    if (
-        isinstance(following, dict)
-        and following.get("role") == "user"
-        and isinstance(following.get("parts"), list)
-    ):
-        parts = following["parts"]
-        at = next(
-            (i for i, p in enumerate(parts) if not (isinstance(p, dict) and "functionResponse" in p)),
-            len(parts),
-        )
-        # The Content now holds the synthetic response: removing its other parts (TD302 in
-        # the same pass) must not remove it whole.
-        target = next((m for m in conversation.messages if m.ref == after), None)
-        if target is not None:
-            gemini_content.removals(edit).receive(target)
-        edit.insert(f"{base}/{after}/parts", at, response)
-    else:
-        edit.insert(base, after, {"role": "user", "parts": [response]})
-
-
-def _reply_slot(transcript: Transcript, call_message: Message) -> Message:
-    """Where a moved result goes: the first user Content after the call's turn (adjacent
-    model Contents of calls are one turn), or the model Content that spoke first after
-    the call, before which the result gets a Content of its own (record order, rules.md TD3)."""
-    conversation, index = transcript.locate(call_message)
-    for message in conversation.messages[index + 1 :]:
-        if message.role is Role.USER or pairing.speaks(message):
-            return message
-    raise EditError("no user Content follows the call")
-
-
-def _base(transcript: Transcript) -> str:
-    base = transcript.conversations[0].ref
-    assert isinstance(base, str)
-    return base
-
-
-def _index(message: Message) -> int:
-    assert isinstance(message.ref, int)
-    return message.ref
 
 
 READER = GeminiCheckpointReader()

@@ -10,19 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from transcript_doctor.actions import (
-    SYNTHETIC_RESULT_TEXT,
-    InsertResult,
-    MoveResult,
-    RemoveDuplicate,
-    RemoveMessage,
-    RemoveResult,
-    StripTrailingWhitespace,
-)
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
-from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers import listing
-from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Edit, Reader, Transcript
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
+from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Reader
 from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
 from transcript_doctor.source import Source, fingerprint
 
@@ -77,9 +67,6 @@ def _anthropic_only(item: dict[str, Any]) -> bool:
 class OpenAIChatReader(Reader):
     name = "openai-chat"
     summary = "OpenAI Chat Completions message lists (JSON array, {messages}, JSONL, fine-tuning JSONL)"
-    fixes = frozenset(
-        {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, RemoveDuplicate}
-    )
 
     def detect(self, source: Source) -> Detection | None:
         items, per_line = sample(source, KEYS)
@@ -104,28 +91,6 @@ class OpenAIChatReader(Reader):
         _, per_line = sample(source, KEYS)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, KEYS, per_line, cut)]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Every message is one element (or line), so repairs are element edits."""
-        if isinstance(action, (RemoveMessage, RemoveDuplicate)):
-            listing.remove(edit, action.message.origin)
-            return "remove"
-        if isinstance(action, StripTrailingWhitespace):
-            assert isinstance(action.part.ref, Origin)
-            listing.strip(edit, action.part.ref)
-            return "strip"
-        if isinstance(action, RemoveResult):
-            listing.remove(edit, action.part.origin)
-            return "remove"
-        if isinstance(action, InsertResult):
-            listing.insert_after(edit, _reply_end(transcript, action.message), _synthetic(action.call))
-            return "insert"
-        if isinstance(action, MoveResult):
-            moved = listing.raw(edit, action.part.origin)
-            listing.remove(edit, action.part.origin)
-            listing.insert_after(edit, _reply_end(transcript, action.call_message), raw=moved)
-            return "move"
-        return super().apply(transcript, action, edit)
 
     def _conversation(self, listing: Listing) -> Conversation:
         messages: list[Message] = []
@@ -274,19 +239,6 @@ def _identity(item: dict[str, Any]) -> bytes | None:
     if IDENTITY_KEYS.isdisjoint(item):
         return None
     return fingerprint(item)
-
-
-def _reply_end(transcript: Transcript, call_message: Message) -> Origin:
-    """Where the results of a call turn end: its block of tool messages, or the turn."""
-    slot = listing.result_slot(transcript, call_message)
-    return slot.parts[-1].origin if slot is not None else call_message.origin
-
-
-def _synthetic(call: Part) -> dict[str, Any]:
-    """A result in the shape of the call's API; there is no error flag, so the text says it."""
-    if call.paired_by == "id":
-        return {"role": "tool", "tool_call_id": call.call_id, "content": SYNTHETIC_RESULT_TEXT}
-    return {"role": "function", "name": call.name or "", "content": SYNTHETIC_RESULT_TEXT}
 
 
 def _content_parts(element: Element) -> list[Part]:

@@ -6,8 +6,9 @@ them, to learn that no rule applies.  A reader hands a conversation's turns to
 :class:`Screen` first and builds the model only when it cannot prove them clean, so lint
 stays near the speed of parsing.
 
-The proof covers every rule, whatever the selection: ``CONSIDERED`` lists them, and a
-test fails when a rule is added without revisiting this module.  Readers give turns only
+The proof covers every rule, whatever the selection: each rule says how the screen
+answers for it (``Rule.screen``), and a test fails when a rule is added without
+revisiting this module.  Readers give turns only
 for conversations whose messages hold text (an assistant's texts joined as the rules
 join them), tool calls and tool results, and nothing the rules below do not cover: no
 unsigned thinking block, no identity for TD403, no parent link, and for Gemini
@@ -41,19 +42,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 
+from transcript_doctor.analysis.turns import ABANDONING_NOTICES
 from transcript_doctor.catalog import Catalog
-from transcript_doctor.checks.turns import ABANDONING_NOTICES
 from transcript_doctor.model import Conversation
-
-CONSIDERED = frozenset(
-    {
-        "TD001", "TD002",  # file-level: never a conversation's text
-        "TD101", "TD102", "TD103", "TD104",
-        "TD201", "TD202", "TD203",
-        "TD301", "TD302", "TD303", "TD304", "TD305", "TD306",
-        "TD401", "TD402", "TD403", "TD404",
-    }
-)  # fmt: skip
 
 OTHER, ASSISTANT, RESULT, NOTICE = 0, 1, 2, 3
 # (OTHER: a system or user message, None, and (its index in the message list,) where the

@@ -15,17 +15,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from transcript_doctor.actions import (
-    InsertResult,
-    MoveResult,
-    RemoveMessage,
-    RemoveResult,
-    StripTrailingWhitespace,
-)
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers._anthropic_messages_cline import TEXT_RESULT
-from transcript_doctor.readers.base import SPECIFIC, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.anthropic_messages.cline import TEXT_RESULT
+from transcript_doctor.readers.base import SPECIFIC, Detection, Reader
 from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
 from transcript_doctor.source import Container, Source
 
@@ -130,7 +123,6 @@ def _companion(source: Source) -> str | None:
 class AnthropicMessagesReader(Reader):
     name = "anthropic-messages"
     summary = "Anthropic Messages API lists, incl. Cline / Roo Code api_conversation_history.json"
-    fixes = frozenset({RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult})
 
     def detect(self, source: Source) -> Detection | None:
         companion = _companion(source)
@@ -156,14 +148,6 @@ class AnthropicMessagesReader(Reader):
             built(found, partial(_conversation, system=system, origin=origin, reader=self))
             for found, system, origin in _documents(source, per_line, screen)
         ]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Element edits in the file's own shapes (see ``_anthropic_messages_fix``); TD001 on
-        JSONL is the base class's."""
-        from transcript_doctor.readers import _anthropic_messages_fix  # not loaded to lint
-
-        verb = _anthropic_messages_fix.apply(transcript, action, edit)
-        return verb if verb is not None else super().apply(transcript, action, edit)
 
 
 def _documents(

@@ -3,7 +3,7 @@
 Spec: shared/spec/formats/codex.md.  What the model is sent is the sequence of
 ``response_item`` payloads (OpenAI Responses API items), restarted by the latest
 ``compacted.replacement_history``; ``event_msg`` lines only mirror them for the UI.  The
-items are regrouped into vendor-neutral messages in ``_codex_history``.  The legacy layout
+items are regrouped into vendor-neutral messages in ``history``.  The legacy layout
 (a bare meta line, bare items, ``{"record_type":"state"}`` lines) holds the same items.
 ``session_index.jsonl`` and ``history.jsonl`` from ``$CODEX_HOME`` are companions.
 """
@@ -13,19 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from transcript_doctor.actions import (
-    InsertResult,
-    MoveResult,
-    RemoveDuplicate,
-    RemoveMessage,
-    RemoveResult,
-    RepairRecord,
-    StripTrailingWhitespace,
-)
-from transcript_doctor.editing import Lines
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers._codex_history import At, History
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.codex.history import At, History
 from transcript_doctor.source import STRICT, Container, Source
 
 REASON = "Codex RolloutLine envelope with session_meta"
@@ -131,9 +121,6 @@ class CodexReader(Reader):
     summary = "Codex CLI rollout JSONL ({timestamp, type, payload} lines)"
     # read_to_string (fails on invalid UTF-8) then serde_json per line: as strict as orjson.
     loader = STRICT
-    fixes = frozenset(
-        {RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult, RemoveDuplicate}
-    )
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -179,49 +166,6 @@ class CodexReader(Reader):
             elif rollout_type == "event_msg" and isinstance(payload, dict):
                 _event(history, payload)
         return [Conversation(history.finish(), self.dialect, ref=Layout(kind, compacted))]
-
-    def supports(self, action: object) -> bool:
-        """A call kind with no output shape that can carry the synthetic text (a client
-        ``tool_search_call``) is not answered: lint must not promise that fix."""
-        if isinstance(action, InsertResult):
-            from transcript_doctor.readers import _codex_fix  # repair code: only when asked
-
-            return _codex_fix.answerable(action.call)
-        return super().supports(action)
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Repairs are item edits (spec §7): each item is a line or an element of the
-        latest replacement_history, found again through its ``ItemRef``."""
-        if not isinstance(edit, Lines) or isinstance(action, RepairRecord):
-            return super().apply(transcript, action, edit)
-        from transcript_doctor.readers import _codex_fix  # repair code: not loaded to lint
-        from transcript_doctor.readers._codex_fix import Items
-
-        (conversation,) = transcript.conversations
-        layout = conversation.ref
-        assert isinstance(layout, Layout)
-        items = Items(edit, "" if layout.kind == LEGACY else "/payload")
-        if isinstance(action, RemoveMessage):
-            _codex_fix.remove_turn(items, conversation, action.message)
-            return "remove"
-        if isinstance(action, RemoveDuplicate):
-            for ref in _codex_fix.refs(action.message):
-                items.remove(ref)
-            return "remove"
-        if isinstance(action, StripTrailingWhitespace):
-            items.strip(_codex_fix.part_ref(action.part))
-            return "strip"
-        if isinstance(action, RemoveResult):
-            items.remove(_codex_fix.part_ref(action.part))
-            return "remove"
-        if isinstance(action, InsertResult):
-            items.insert_after(_codex_fix.part_ref(action.call), _codex_fix.synthetic_output(action.call))
-            return "insert"
-        if isinstance(action, MoveResult):
-            anchor = _codex_fix.reply_end(transcript, action.call_message)
-            items.move_after(anchor, _codex_fix.part_ref(action.part))
-            return "move"
-        return super().apply(transcript, action, edit)
 
 
 def _last_compaction(source: Source) -> int:

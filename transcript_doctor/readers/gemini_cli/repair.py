@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from transcript_doctor.actions import (
+    Action,
     AddSignature,
     InsertResult,
     MoveResult,
@@ -38,39 +39,54 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.checks import pairing
+from transcript_doctor.analysis import pairing
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Message, Part, Role
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.base import Edit, Transcript
-from transcript_doctor.readers.gemini_cli import MessageRef, StreamRef
+from transcript_doctor.readers.base import Edit, Repair
+from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
 from transcript_doctor.source import Container
+from transcript_doctor.transcript import Transcript
 
 
-def apply(transcript: Transcript, action: object, edit: Edit) -> str:
-    """Make one repair (every action but TD001's, which the base reader handles)."""
-    if isinstance(action, (RemoveMessage, RemoveDuplicate)):
+class GeminiCliRepair(Repair):
+    """Edits of each message's effective definition (spec §7); TD001 is the base class's."""
+
+    def accepts(self, action: Action) -> bool:
+        return not isinstance(action, InsertResult) or gemini_content.answerable(action.call)
+
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
         _remove_message(transcript, edit, action.message)
         return "remove"
-    if isinstance(action, StripTrailingWhitespace):
+
+    def remove_duplicate(self, transcript: Transcript, action: RemoveDuplicate, edit: Edit) -> str:
+        _remove_message(transcript, edit, action.message)
+        return "remove"
+
+    def strip_trailing_whitespace(
+        self, transcript: Transcript, action: StripTrailingWhitespace, edit: Edit
+    ) -> str:
         text, pointer = _at(edit, action.message, action.part)
         text.strip_string(pointer if text.raw(pointer).startswith(b'"') else pointer + "/text")
         return "strip"
-    if isinstance(action, AddSignature):
+
+    def add_signature(self, transcript: Transcript, action: AddSignature, edit: Edit) -> str:
         text, pointer = _at(edit, action.message, action.part)
         text.set_member(pointer, "thoughtSignature", gemini_content.SKIP_SIGNATURE)
         return "insert"
-    if isinstance(action, RemoveResult):
+
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
         _remove_part(transcript, edit, action.message, action.part)
         return "remove"
-    if isinstance(action, InsertResult):
+
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
         _insert_result(transcript, edit, action.message, action.call)
         return "insert"
-    if isinstance(action, MoveResult):
+
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
         _move_result(transcript, edit, action)
         return "move"
-    raise EditError(f"gemini-cli cannot apply {type(action).__name__}")
 
 
 # -- where a message is defined ---------------------------------------------------------
@@ -295,3 +311,6 @@ def _reply_slot(transcript: Transcript, call_message: Message) -> Message:
     if found.role is not Role.USER:
         raise EditError("the model spoke after the call: the result would need a message of its own")
     return found
+
+
+REPAIR = GeminiCliRepair()

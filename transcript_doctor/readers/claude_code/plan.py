@@ -1,6 +1,6 @@
 """Repairs of Claude Code session files: lines removed, added or moved with the uuid tree kept valid.
 
-Claude Code replays a tree, not a list (``_claude_code_chain``), so every repair of spec §7 is a
+Claude Code replays a tree, not a list (``chain``), so every repair of spec §7 is a
 line edit plus re-linking:
 
 - removing a line points every line that named its uuid (``parentUuid``, ``logicalParentUuid``,
@@ -32,13 +32,13 @@ from typing import TYPE_CHECKING, Any
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.editing import EditError, JsonText, Lines, splice
 from transcript_doctor.jsonspan import join
-from transcript_doctor.readers._claude_code_chain import timestamp_key
+from transcript_doctor.readers.claude_code.chain import timestamp_key
 from transcript_doctor.source import load_any
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from transcript_doctor.readers.claude_code import FileRef, LineRef
+    from transcript_doctor.readers.claude_code.refs import FileRef, LineRef
 
 PARENT = "parentUuid"
 LOGICAL = "logicalParentUuid"

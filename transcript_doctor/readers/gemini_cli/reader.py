@@ -6,7 +6,7 @@ list, ``$rewindTo`` cuts it.  The reader replays those edits the way the CLI's l
 (``loadConversationRecord``) and then derives the history the way resume does
 (``convertSessionToClientHistory``), so findings describe what the model is sent, and
 point at the record that actually defines each message — which is also the record
-``fix`` edits (``_gemini_cli_fix``).
+``fix`` edits (``repair``).
 """
 
 from __future__ import annotations
@@ -16,19 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from transcript_doctor.actions import (
-    AddSignature,
-    InsertResult,
-    MoveResult,
-    RemoveDuplicate,
-    RemoveMessage,
-    RemoveResult,
-    RepairRecord,
-    StripTrailingWhitespace,
-)
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
+from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
 from transcript_doctor.source import NODE, Container, Line, Source, fingerprint
 
 NOTICE_TYPES = frozenset({"info", "error", "warning"})
@@ -59,38 +50,6 @@ VERBOSE_PARTS = (
 )
 
 Locate = Callable[..., Origin]  # tokens below the message object -> Origin
-
-
-@dataclass(frozen=True, slots=True)
-class MessageRef:
-    """Where a message's effective definition lives, for ``fix`` to edit it.
-
-    ``record`` is the line index (JSONL) or the index in ``messages`` (legacy .json) of
-    the record that defines the message; ``pointer`` is that message object inside it:
-    ``""`` for a whole message line, ``/$set/messages/4`` inside a checkpoint,
-    ``/messages/4`` in a legacy document.  ``lines`` are every line index that carries
-    this id since the last checkpoint that reset the list (the checkpoint's own line
-    included when it holds the message): removing the message means editing all of them.
-    ``results`` marks the user turn the CLI derives from ``toolCalls[].result`` on resume;
-    it has no record of its own (its parts point into the calling message).
-    Part refs are the part's pointer relative to the message object (``/content/1``,
-    ``/toolCalls/0``, ``/toolCalls/0/result/0``, ``/thoughts/0``).
-    """
-
-    message_id: str | None
-    record: int
-    pointer: str
-    checkpoint_index: int | None = None
-    lines: tuple[int, ...] = ()
-    results: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class StreamRef:
-    """Conversation-level facts a fix must respect (``$rewindTo`` targets must stay)."""
-
-    legacy: bool
-    rewinds: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(slots=True, eq=False)
@@ -532,30 +491,6 @@ class GeminiCliReader(Reader):
     # The CLI merges consecutive same-role Contents before sending, and a tool-response
     # turn followed by a prompt is fused into one user turn on replay (TD104).
     dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
-    fixes = frozenset(
-        {
-            RemoveMessage,
-            RemoveDuplicate,
-            StripTrailingWhitespace,
-            InsertResult,
-            RemoveResult,
-            MoveResult,
-            AddSignature,
-        }
-    )
-
-    def supports(self, action: object) -> bool:
-        if isinstance(action, InsertResult):
-            return gemini_content.answerable(action.call)
-        return super().supports(action)
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Edits of each message's effective definition (``_gemini_cli_fix``, spec §7)."""
-        if isinstance(action, RepairRecord):
-            return super().apply(transcript, action, edit)
-        from transcript_doctor.readers import _gemini_cli_fix  # it imports this module's refs
-
-        return _gemini_cli_fix.apply(transcript, action, edit)
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is Container.JSONL:

@@ -8,7 +8,7 @@ so the calls of a batch form one assistant turn and the result run one user mess
 ``Message.ref`` / ``Part.ref`` are the row's index in the message list;
 ``Conversation.ref`` is the list's JSON Pointer (``/messages`` or ``""``).
 
-``fix`` (spec §7, placement and row shapes in ``_neurolink_repair``) edits only the rows a
+``fix`` (spec §7, placement and row shapes in ``repair``) edits only the rows a
 repair names: a compact Redis value stays one line, the CLI's 2-space export keeps its
 indentation.  A synthetic ``tool_result`` gets a UUID v4-shaped id derived from its
 call (reproducible bytes) and the preceding row's timestamp.
@@ -27,19 +27,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from transcript_doctor.actions import (
-    InsertResult,
-    MoveResult,
-    RemoveMessage,
-    RemoveResult,
-    StripTrailingWhitespace,
-)
-from transcript_doctor.checks.plain import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
-from transcript_doctor.readers import listing as rows
-from transcript_doctor.readers._neurolink_pairing import AdjacencyPairing
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
+from transcript_doctor.readers.neurolink.pairing import AdjacencyPairing
 from transcript_doctor.source import NODE, Container, Source
 
 KEYS = ("messages",)
@@ -265,7 +257,6 @@ class NeurolinkReader(Reader):
     summary = "NeuroLink conversation exports (Redis conversation object, ChatMessage[])"
     # A TypeScript SDK: JSON.parse (how it reads the bytes: not verified).
     loader = NODE
-    fixes = frozenset({RemoveMessage, StripTrailingWhitespace, InsertResult, RemoveResult, MoveResult})
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSON:
@@ -289,33 +280,6 @@ class NeurolinkReader(Reader):
             built(found, lambda listing: self._conversation(listing, value))
             for found in listings(source, KEYS, per_line, cut)
         ]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Every repair is a row edit of the message list (rows have no links)."""
-        from transcript_doctor.readers import _neurolink_repair as repair  # not loaded to lint
-
-        if isinstance(action, RemoveMessage):
-            for origin in repair.turn_rows(action.message):
-                rows.remove(edit, origin)
-            return "remove"
-        if isinstance(action, StripTrailingWhitespace):
-            rows.strip(edit, action.part.origin)
-            return "strip"
-        if isinstance(action, RemoveResult):
-            rows.remove(edit, repair.removed_result(transcript, edit, action.part).origin)
-            return "remove"
-        if isinstance(action, InsertResult):
-            after = repair.result_slot(transcript, action.message, action.call)
-            rows.insert_after(edit, after, repair.synthetic_result(edit, action.call, after))
-            return "insert"
-        if isinstance(action, MoveResult):
-            call = repair.call_of(action.call_message, action.part)
-            after = repair.result_slot(transcript, action.call_message, call)
-            moved = rows.raw(edit, action.part.origin)
-            rows.remove(edit, action.part.origin)
-            rows.insert_after(edit, after, raw=moved)
-            return "move"
-        return super().apply(transcript, action, edit)
 
     def _conversation(self, listing: Listing, document: Any) -> Conversation:
         """The replayed rows; a listing cut by the screen starts after the summary cut

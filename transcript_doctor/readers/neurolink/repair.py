@@ -18,13 +18,21 @@ import hashlib
 import uuid
 from typing import Any
 
-from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
-from transcript_doctor.checks.context import shared
+from transcript_doctor.actions import (
+    SYNTHETIC_RESULT_TEXT,
+    InsertResult,
+    MoveResult,
+    RemoveMessage,
+    RemoveResult,
+    StripTrailingWhitespace,
+)
+from transcript_doctor.analysis.shared import shared
 from transcript_doctor.editing import EditError
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import listing
-from transcript_doctor.readers.base import Edit, Transcript
+from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.source import load_any
+from transcript_doctor.transcript import Transcript
 
 # ``repairToolPairs``' synthetic result (MISSING_RESULT_CONTENT) and the later generic
 # form quoted in PR #1280.
@@ -213,3 +221,38 @@ def turn_rows(message: Message) -> list[Origin]:
     if _tool_rows(message):
         return [p.origin for p in message.parts]
     return [message.origin]
+
+
+class NeurolinkRepair(Repair):
+    """Every repair is a row edit of the message list (rows have no links)."""
+
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
+        for origin in turn_rows(action.message):
+            listing.remove(edit, origin)
+        return "remove"
+
+    def strip_trailing_whitespace(
+        self, transcript: Transcript, action: StripTrailingWhitespace, edit: Edit
+    ) -> str:
+        listing.strip(edit, action.part.origin)
+        return "strip"
+
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
+        listing.remove(edit, removed_result(transcript, edit, action.part).origin)
+        return "remove"
+
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        after = result_slot(transcript, action.message, action.call)
+        listing.insert_after(edit, after, synthetic_result(edit, action.call, after))
+        return "insert"
+
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+        call = call_of(action.call_message, action.part)
+        after = result_slot(transcript, action.call_message, call)
+        moved = listing.raw(edit, action.part.origin)
+        listing.remove(edit, action.part.origin)
+        listing.insert_after(edit, after, raw=moved)
+        return "move"
+
+
+REPAIR = NeurolinkRepair()

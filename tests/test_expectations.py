@@ -1,0 +1,83 @@
+"""Expectations as data: one test for every vendor's fixtures.
+
+Each fixture folder's expectations (``tests/expectations/<folder>.json``, kept out of the
+folder so that the fixtures stay what the vendors wrote) say, per file the CLI would lint, which reader
+claims it, its exact findings (``"LINE CODE CLASS"``, the class being the repair's
+applicability or ``-``), and the exact bytes ``fix`` writes by default and with
+``--unsafe-fixes``, as unified diffs, one line per item (``[]``: unchanged).  Fixing the fixed bytes again
+must change nothing.  A new reader adds its fixtures and their expectations, not a copy
+of this test (start the file as ``{}``).  ``TD_UPDATE_EXPECTATIONS=1 pytest tests/test_expectations.py`` rewrites the files
+from what the code does now: read their diff before committing it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from support import FIXTURES, ROOT
+
+import transcript_doctor as td
+from transcript_doctor import api, engine, walk
+
+EXPECTATIONS = ROOT / "tests" / "expectations"
+PROSE = frozenset({".md", ".txt"})  # provenance notes beside the fixtures
+FOLDERS = sorted(FIXTURES / path.stem for path in EXPECTATIONS.glob("*.json"))
+UPDATE = os.environ.get("TD_UPDATE_EXPECTATIONS") == "1"
+
+
+def _files(folder: Path) -> list[Path]:
+    """What ``transcript-doctor lint FOLDER`` reads there (its own excludes apply)."""
+    options = api.settings(None, (), None, None)
+    found = []
+    for target in walk.expand([str(folder)], options.excluded):
+        assert not isinstance(target, OSError), target
+        path = Path(target.path)
+        if path.suffix not in PROSE:
+            found.append(path)
+    return sorted(found)
+
+
+def _diff(path: Path, before: bytes, after: bytes) -> list[str]:
+    old = before.decode("utf-8", "backslashreplace").split("\n")
+    new = after.decode("utf-8", "backslashreplace").split("\n")
+    return list(difflib.unified_diff(old, new, path.name, path.name + " (fixed)", n=1, lineterm=""))
+
+
+def observe(path: Path) -> dict[str, Any]:
+    data = path.read_bytes()
+    report = engine.lint_bytes(str(path), data, api.settings(None, (), None, None))
+    entry: dict[str, Any] = {"reader": report.reader}
+    if report.skipped is not None:
+        entry["skipped"] = report.skipped
+    if report.error is not None:
+        entry["error"] = report.error
+        return entry
+    entry["findings"] = [f"{f.line} {f.rule} {f.fix_applicability or '-'}" for f in api.findings(report)]
+    if report.skipped is None:
+        for key, unsafe in (("fix", False), ("unsafe_fix", True)):
+            fixed = td.fix_bytes(data, name=str(path), unsafe=unsafe)
+            again = td.fix_bytes(fixed.data, name=str(path), unsafe=unsafe)
+            assert again.data == fixed.data, f"{path}: a second fix changed the file"
+            entry[key] = _diff(path, data, fixed.data)
+    return entry
+
+
+def _observed(folder: Path) -> dict[str, Any]:
+    return {path.relative_to(folder).as_posix(): observe(path) for path in _files(folder)}
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_fixtures_do_what_their_expectations_say(folder: Path) -> None:
+    expected_file = EXPECTATIONS / f"{folder.name}.json"
+    observed = _observed(folder)
+    if UPDATE:
+        expected_file.write_bytes(orjson.dumps(observed, option=orjson.OPT_INDENT_2) + b"\n")
+    expected = orjson.loads(expected_file.read_bytes())
+    assert sorted(expected) == sorted(observed), "files added or removed: update the expectations"
+    for name in expected:
+        assert observed[name] == expected[name], name

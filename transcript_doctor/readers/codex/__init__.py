@@ -1,0 +1,3 @@
+from transcript_doctor.readers.codex.reader import READER
+
+__all__ = ["READER"]
