@@ -12,11 +12,10 @@ skip assistants with nothing to send: those are display-only notices here, never
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from transcript_doctor.actions import InsertResult, MoveResult, Relink, RemoveMessage, RemoveResult
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Edit, Reader, Transcript
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.pi.refs import EntryRef, FileRef, RelinkRef
 from transcript_doctor.readers.pi.tree import Entry, replayed, walk
 from transcript_doctor.source import NODE, Container, Line, ParseError, Source
@@ -89,9 +88,6 @@ class PiReader(Reader):
     # (agent-loop.js:32 "Cannot continue from message role: assistant"): the final text
     # is never prefill.
     dialect = Dialect(coalesce_roles=True, final_text_is_prefill=False)
-    fixes: ClassVar[frozenset[type]] = frozenset(
-        {InsertResult, RemoveResult, MoveResult, RemoveMessage, Relink}
-    )
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -116,22 +112,6 @@ class PiReader(Reader):
         for line, record in source.records():
             scan.add(line, record)
         return [scan.conversation(self.dialect)]
-
-    def apply(self, transcript: Transcript, action: object, edit: Edit) -> str:
-        """Line edits that keep the parentId tree whole (``repair``, not loaded to lint)."""
-        from transcript_doctor.readers.pi import repair
-
-        if isinstance(action, InsertResult):
-            return repair.insert_result(transcript, action, edit)
-        if isinstance(action, RemoveResult):
-            return repair.remove_result(transcript, action, edit)
-        if isinstance(action, MoveResult):
-            return repair.move_result(transcript, action, edit)
-        if isinstance(action, RemoveMessage):
-            return repair.remove_message(transcript, action, edit)
-        if isinstance(action, Relink):
-            return repair.relink(transcript, action, edit)
-        return super().apply(transcript, action, edit)
 
 
 class _Scan:

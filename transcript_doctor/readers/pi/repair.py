@@ -25,6 +25,7 @@ from typing import Any
 
 from transcript_doctor.actions import (
     SYNTHETIC_RESULT_TEXT,
+    Action,
     InsertResult,
     MoveResult,
     Relink,
@@ -33,91 +34,97 @@ from transcript_doctor.actions import (
 )
 from transcript_doctor.editing import EditError, JsonText, Lines, splice
 from transcript_doctor.model import Message, Part
-from transcript_doctor.readers.base import Edit, Transcript
+from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.readers.pi.refs import EntryRef, FileRef, RelinkRef
 from transcript_doctor.source import load_any
+from transcript_doctor.transcript import Transcript
 
 PARENT = "/parentId"
 
 _PLANS: weakref.WeakKeyDictionary[Lines, Plan] = weakref.WeakKeyDictionary()
 
 
-# -- the actions (one function per repair; each returns the report's verb) ----------------
+class PiRepair(Repair):
+    """The repairs a Pi session takes (TD001 is the base class's line repair)."""
+
+    def accepts(self, action: Action) -> bool:
+        """A result entry needs the call's id and name (``toolCallId``, ``toolName``)."""
+        if isinstance(action, InsertResult):
+            return action.call.call_id is not None and action.call.name is not None
+        return True
+
+    def insert_result(self, t: Transcript, a: InsertResult, edit: Edit) -> str:
+        """TD301: a ``toolResult`` entry with an error result, after the call's results so far.
+
+        Written as Pi writes a tool that failed (agent-loop.js ``createToolResultMessage`` with
+        ``createErrorToolResult``: ``details: {}``, ``isError: true``); its timestamps are the
+        call entry's, so it never looks newer than what follows it.
+        """
+        plan = _plan(t, edit)
+        call = _entry(a.message)
+        if a.call.call_id is None:
+            raise EditError("the tool call has no id to answer")
+        if a.call.name is None:
+            raise EditError("the tool call has no name for its result")
+        anchor = plan.ref.tails.get(call.index)
+        if anchor is None:
+            raise EditError("the call's entry is not on the replayed path")
+        record = plan.record(call.index)
+        parent = plan.tail(anchor)
+        new = plan.new_id(parent, a.call.call_id)
+        message = record.get("message")
+        line: dict[str, Any] = {"type": "message", "id": new, "parentId": parent}
+        if "timestamp" in record:
+            line["timestamp"] = record["timestamp"]
+        result: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": a.call.call_id,
+            "toolName": a.call.name,
+            "content": [{"type": "text", "text": SYNTHETIC_RESULT_TEXT}],
+            "details": {},
+            "isError": True,
+        }
+        if isinstance(message, dict) and "timestamp" in message:
+            result["timestamp"] = message["timestamp"]
+        line["message"] = result
+        plan.attach(anchor, new, parent, value=line)
+        return "insert"
+
+    def remove_result(self, t: Transcript, a: RemoveResult, edit: Edit) -> str:
+        """TD302/TD303: a ``toolResult`` entry holds one result: the entry goes, its children
+        are re-linked to its parent."""
+        _plan(t, edit).remove((_part_entry(a.part),))
+        return "remove"
+
+    def remove_message(self, t: Transcript, a: RemoveMessage, edit: Edit) -> str:
+        """TD101/TD103/TD201/TD202: one entry per message: the entry goes, children re-linked."""
+        _plan(t, edit).remove((_entry(a.message),))
+        return "remove"
+
+    def move_result(self, t: Transcript, a: MoveResult, edit: Edit) -> str:
+        """TD304: the result entry leaves its place (its children go to its parent) and goes
+        after the call's results so far, whose child on the path then follows it."""
+        plan = _plan(t, edit)
+        line = _part_entry(a.part)
+        call = _entry(a.call_message)
+        anchor = plan.ref.tails.get(call.index)
+        if anchor is None:
+            raise EditError("the call's entry is not on the replayed path")
+        plan.move(line, anchor)
+        return "move"
+
+    def relink(self, t: Transcript, a: Relink, edit: Edit) -> str:
+        """TD404: the dangling ``parentId`` to the entry written just before it (null at the top)."""
+        link = a.link.ref
+        if not isinstance(link, RelinkRef):
+            raise EditError("the link names no entry")
+        plan = _plan(t, edit)
+        for index in plan.versions(link.entry):
+            plan.point(index, link.target)
+        return "replace"
 
 
-def insert_result(t: Transcript, a: InsertResult, edit: Edit) -> str:
-    """TD301: a ``toolResult`` entry with an error result, after the call's results so far.
-
-    Written as Pi writes a tool that failed (agent-loop.js ``createToolResultMessage`` with
-    ``createErrorToolResult``: ``details: {}``, ``isError: true``); its timestamps are the
-    call entry's, so it never looks newer than what follows it.
-    """
-    plan = _plan(t, edit)
-    call = _entry(a.message)
-    if a.call.call_id is None:
-        raise EditError("the tool call has no id to answer")
-    if a.call.name is None:
-        raise EditError("the tool call has no name for its result")
-    anchor = plan.ref.tails.get(call.index)
-    if anchor is None:
-        raise EditError("the call's entry is not on the replayed path")
-    record = plan.record(call.index)
-    parent = plan.tail(anchor)
-    new = plan.new_id(parent, a.call.call_id)
-    message = record.get("message")
-    line: dict[str, Any] = {"type": "message", "id": new, "parentId": parent}
-    if "timestamp" in record:
-        line["timestamp"] = record["timestamp"]
-    result: dict[str, Any] = {
-        "role": "toolResult",
-        "toolCallId": a.call.call_id,
-        "toolName": a.call.name,
-        "content": [{"type": "text", "text": SYNTHETIC_RESULT_TEXT}],
-        "details": {},
-        "isError": True,
-    }
-    if isinstance(message, dict) and "timestamp" in message:
-        result["timestamp"] = message["timestamp"]
-    line["message"] = result
-    plan.attach(anchor, new, parent, value=line)
-    return "insert"
-
-
-def remove_result(t: Transcript, a: RemoveResult, edit: Edit) -> str:
-    """TD302/TD303: a ``toolResult`` entry holds one result: the entry goes, its children
-    are re-linked to its parent."""
-    _plan(t, edit).remove((_part_entry(a.part),))
-    return "remove"
-
-
-def remove_message(t: Transcript, a: RemoveMessage, edit: Edit) -> str:
-    """TD101/TD103/TD201/TD202: one entry per message: the entry goes, children re-linked."""
-    _plan(t, edit).remove((_entry(a.message),))
-    return "remove"
-
-
-def move_result(t: Transcript, a: MoveResult, edit: Edit) -> str:
-    """TD304: the result entry leaves its place (its children go to its parent) and goes
-    after the call's results so far, whose child on the path then follows it."""
-    plan = _plan(t, edit)
-    line = _part_entry(a.part)
-    call = _entry(a.call_message)
-    anchor = plan.ref.tails.get(call.index)
-    if anchor is None:
-        raise EditError("the call's entry is not on the replayed path")
-    plan.move(line, anchor)
-    return "move"
-
-
-def relink(t: Transcript, a: Relink, edit: Edit) -> str:
-    """TD404: the dangling ``parentId`` to the entry written just before it (null at the top)."""
-    link = a.link.ref
-    if not isinstance(link, RelinkRef):
-        raise EditError("the link names no entry")
-    plan = _plan(t, edit)
-    for index in plan.versions(link.entry):
-        plan.point(index, link.target)
-    return "replace"
+REPAIR = PiRepair()
 
 
 # -- the plan ------------------------------------------------------------------------------
