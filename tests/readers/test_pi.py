@@ -474,3 +474,19 @@ def test_moving_the_last_entry_leaves_its_parent_last() -> None:
         ("d", "b"),
         ("c", "d"),
     ]
+
+
+def test_a_dangling_link_off_the_path_is_not_reported() -> None:
+    """Only the path Pi resumes loses history at a dangling link; a branch's does not."""
+    data = jsonl(
+        HEADER,
+        entry("a", None, user("go")),
+        entry("x", "gone", user("old branch")),
+        entry("b", "a", assistant(text("ok"))),
+    )
+    report = lint_bytes("s.jsonl", data.encode())
+    assert report.findings == []
+    cut = jsonl(HEADER, entry("a", "gone", user("go")), entry("b", "a", assistant(text("ok"))))
+    assert [(f.finding.rule.code, f.origin.line) for f in lint_bytes("s.jsonl", cut.encode()).findings] == [
+        ("TD404", 2)
+    ]

@@ -154,7 +154,7 @@ class _Scan:
         self.ref.ids = frozenset(self.by_id)
         self.ref.tails = _tails(path)
         messages = [m for e in replayed(path) for m in _messages(e)]
-        return Conversation(messages, dialect, self._broken_links(), ref=self.ref)
+        return Conversation(messages, dialect, self._broken_links(self.ref.path), ref=self.ref)
 
     def _check_header(self) -> None:
         """#8939: a first record that is not the header makes Pi drop the whole file.
@@ -171,14 +171,17 @@ class _Scan:
                 ParseError(line.number, line.index, HEADER_MISSING, kinds=frozenset({"header"}))
             )
 
-    def _broken_links(self) -> list[BrokenLink]:
-        """Entries whose ``parentId`` names no entry: Pi's walk stops there (TD404)."""
+    def _broken_links(self, path: frozenset[int]) -> list[BrokenLink]:
+        """The path's top entry when its ``parentId`` names no entry: Pi's walk stops there
+        and resume drops everything above (TD404).  A dangling link on a branch off the
+        path changes nothing Pi resumes, so it is not reported."""
         links: list[BrokenLink] = []
         previous: str | None = None
         for entry in self.entries:
-            if entry.parent and entry.parent not in self.by_id and entry.id is not None:
-                ref = RelinkRef(EntryRef(entry.line.index, entry.id, entry.parent), previous)
-                links.append(BrokenLink(Origin(entry.line.number, entry.line.index), entry.parent, ref))
+            parent = entry.parent
+            if parent and parent not in self.by_id and entry.line.index in path and entry.id is not None:
+                ref = RelinkRef(EntryRef(entry.line.index, entry.id, parent), previous)
+                links.append(BrokenLink(Origin(entry.line.number, entry.line.index), parent, ref))
             if entry.id is not None:
                 previous = entry.id
         return links
