@@ -70,14 +70,25 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("fmt", ["json", "jsonl", "concise"])
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        ("-o", "json"),
+        ("-o", "jsonl"),
+        ("-o", "concise"),
+        # what fix would do, and the summary of hidden fixes, as a local run says them
+        ("-o", "concise", "--show-fixes"),
+        ("-o", "concise", "--show-fixes", "--unsafe-fixes"),
+    ],
+    ids=" ".join,
+)
 def test_lint_of_a_bucket_is_the_local_run(
-    fmt: str, cluster: Any, bucket: str, copy: Path, capsys: pytest.CaptureFixture[str]
+    fmt: tuple[str, ...], cluster: Any, bucket: str, copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run_cli(
-        ["lint", f"{bucket}/fixtures", "--scheduler", cluster.scheduler_address, "-o", fmt], capsys
+        ["lint", f"{bucket}/fixtures", "--scheduler", cluster.scheduler_address, *fmt], capsys
     )
-    expected = local("lint", "fixtures", "-o", fmt, cwd=copy)
+    expected = local("lint", "fixtures", *fmt, cwd=copy)
     assert (code, out.replace(f"{bucket}/", ""), err) == expected
     assert code == 1 and out.count("TD301") > 5
 

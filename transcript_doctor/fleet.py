@@ -21,7 +21,7 @@ import posixpath
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from transcript_doctor import fixing, linting, output, progress, reporters, walk
@@ -56,8 +56,7 @@ def lint(paths: list[str], options: Options, plan: linting.Plan, scheduler: str 
     if plan.baseline is not None:
         _error("--baseline does not work with URLs or --scheduler yet")
         return linting.Result([], failed=True)
-    if plan.output == "sarif":
-        options = replace(options, with_edits=True)
+    options = linting.prepared(options, plan)
     try:
         targets, failed = _expand(paths, options, plan.force_exclude)
         with _client(scheduler, plan.jobs) as client:
@@ -75,7 +74,7 @@ def _lint(
     sizes = [t.size for t in targets]
     show = plan.progress and progress.wanted(len(targets), sum(sizes), machine)
     reports: list[FileReport] = []
-    color = plan.color if plan.color is not None or plan.output_file is None else False
+    errors = int(failed)  # the listing's own failure
     with output.stream(plan.output_file) as out, progress.Bar(sizes, show, "checking") as bar:
         for target, report in zip(
             targets, _run(client, _lint_batch, targets, options, _lint_failed), strict=True
@@ -84,15 +83,13 @@ def _lint(
             reports.append(report)
             if report.error is not None:
                 _error(report.error)
-                failed = True
+                errors += 1
             elif report.skipped is not None and target.explicit and not plan.quiet:
                 _error(f"{target.path}: skipped, {report.skipped}")
             if stream:  # findings as they come, in the order a local run prints them
                 reporters.get("jsonl")(reporters.Run([report]), out)
                 out.flush()
-        result = linting.Result(
-            reports, quiet=plan.quiet, statistics=plan.statistics, color=color, failed=failed
-        )
+        result = linting.result(reports, options, plan, errors)
         if plan.statistics:
             reporters.statistics(result, out, plan.output)
         elif not stream:

@@ -43,9 +43,40 @@ class Result(reporters.Run):
     failed: bool = False
 
 
-def run(paths: list[str], options: Options, plan: Plan) -> Result:
+def prepared(options: Options, plan: Plan) -> Options:
+    """The options a run checks with: SARIF and --show-fixes need each repair's splices."""
     if plan.output == "sarif" or plan.show_fixes:
-        options = replace(options, with_edits=True)
+        return replace(options, with_edits=True)
+    return options
+
+
+def result(
+    reports: list[FileReport],
+    options: Options,
+    plan: Plan,
+    errors: int,
+    applied: baseline.Applied | None = None,
+    vendor_folders: tuple[str, ...] = (),
+) -> Result:
+    """What the reporters print, the same for a local run and one on a cluster."""
+    return Result(
+        reports,
+        quiet=plan.quiet,
+        statistics=plan.statistics,
+        # A file gets no colour unless asked (rich and FORCE_COLOR would colour it).
+        color=plan.color if plan.color is not None or plan.output_file is None else False,
+        baselined=applied.suppressed if applied else 0,
+        stale=applied.stale if applied else 0,
+        unsafe_fixes=options.unsafe_fixes,
+        show_fixes=plan.show_fixes,
+        errors=errors,
+        vendor_folders=vendor_folders,
+        failed=errors > 0,
+    )
+
+
+def run(paths: list[str], options: Options, plan: Plan) -> Result:
+    options = prepared(options, plan)
     excluded = options.excluded
     targets: list[walk.Target] = []
     vendor_folders: list[str] = []
@@ -73,26 +104,13 @@ def run(paths: list[str], options: Options, plan: Plan) -> Result:
         assert plan.baseline is not None, "the CLI asks for --baseline with --write-baseline"
         return _write_baseline(plan.baseline, reports, errors > 0)
     applied = known.apply(reports) if known is not None else None
-    result = Result(
-        reports,
-        quiet=plan.quiet,
-        statistics=plan.statistics,
-        # A file gets no colour unless asked (rich and FORCE_COLOR would colour it).
-        color=plan.color if plan.color is not None or plan.output_file is None else False,
-        baselined=applied.suppressed if applied else 0,
-        stale=applied.stale if applied else 0,
-        unsafe_fixes=options.unsafe_fixes,
-        show_fixes=plan.show_fixes,
-        errors=errors,
-        vendor_folders=tuple(vendor_folders),
-        failed=errors > 0,
-    )
+    done = result(reports, options, plan, errors, applied, tuple(vendor_folders))
     with output.stream(plan.output_file) as out:
         if plan.statistics:
-            reporters.statistics(result, out, plan.output)
+            reporters.statistics(done, out, plan.output)
         else:
-            reporters.get(plan.output)(result, out)
-    return result
+            reporters.get(plan.output)(done, out)
+    return done
 
 
 def _baseline(plan: Plan) -> baseline.Baseline | None:
