@@ -122,27 +122,28 @@ def _items(value: object) -> list[object] | None:
     return value if isinstance(value, list) else None
 
 
-def _clean(template: Path) -> bool:
-    """Whether a fixture lints without findings (its repetitions then stay clean)."""
+def _clean(template: Path) -> bool | None:
+    """Whether a fixture lints without findings (its repetitions then stay clean); None
+    when it is no transcript at all (a companion file, a recording's request log)."""
     from transcript_doctor import catalog, engine
     from transcript_doctor.checks import Selection
 
     options = engine.Options(Selection.build(["ALL"]), catalog.load())
     report = engine.lint_bytes(str(template), template.read_bytes(), options)
-    return report.reader is not None and not report.findings
+    if report.reader is None:
+        return None if report.skipped else False
+    return not report.findings
+
+
+def _layout(template: Path) -> str:
+    """The layout folder of a fixture: ``fixtures/<layout>/…`` (recordings nest sessions
+    deeper: ``kimi-cli/tools/session/context.jsonl``), ``fixtures/wild/<layout>/…``."""
+    parts = template.relative_to(FIXTURES).parts
+    return parts[1] if parts[0] == "wild" else parts[0]
 
 
 def templates() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl") and "logs" not in p.name)
-
-
-def _layout(template: Path) -> tuple[str, str]:
-    """Fixtures of one layout share a folder, except Pi's, which sit in session folders
-    named for the recording's work dir (``pi/<scenario>/sessions/--cwd--/``)."""
-    parts = template.relative_to(FIXTURES).parts
-    if parts[0] == "pi" and ("sessions" in parts or parts[1] == "derived"):
-        return ("pi", template.suffix)
-    return (template.parent.name, template.suffix)
 
 
 def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
@@ -159,16 +160,17 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
     clean: dict[tuple[str, str], Path] = {}
     damaged: list[Path] = []
     for template in templates():
-        key = _layout(template)
-        if _clean(template):
+        key = (_layout(template), template.suffix)
+        status = _clean(template)
+        if status:
             clean.setdefault(key, template)
-        else:
+        elif status is not None:
             damaged.append(template)
     # Five clean sessions per layout, then one per damaged fixture so that every damage
     # occurs: at 200 MB about half the files are damaged, a harder mix than most stored
     # sessions (the runner also prints the clean and the damaged part on their own).
     plans = [(t, None) for t in clean.values()] * 5 + [
-        (clean[_layout(t)], t) for t in damaged if _layout(t) in clean
+        (clean[(_layout(t), t.suffix)], t) for t in damaged if (_layout(t), t.suffix) in clean
     ]
     while written < budget:
         for base, damage in plans:
@@ -182,7 +184,7 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
                 continue
             kind = "damaged" if damage else "clean"
             name = (damage or base).stem[:40]
-            path = out / kind / f"{len(made):04d}-{base.parent.name}-{name}{base.suffix}"
+            path = out / kind / f"{len(made):04d}-{_layout(base)}-{name}{base.suffix}"
             path.parent.mkdir(exist_ok=True)
             path.write_bytes(data)
             made.append(path)

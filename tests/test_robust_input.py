@@ -98,6 +98,34 @@ def test_records_only_stdlib_reads_name_their_cause(raw: bytes, message: str) ->
         assert [e.message for e in source.errors] == ([] if reads else [message]), loader.name
 
 
+def test_a_raw_control_character_is_read_only_by_a_loader_that_takes_it() -> None:
+    """Kimi CLI restores with json.loads(line, strict=False): a raw TAB inside a string is
+    no damage there, and the record keeps its place; every other loader reports it."""
+    from transcript_doctor.readers.kimi_cli.reader import KIMI
+
+    raw = b'{"a":"x\ty","b":"\\ud800"}'  # a raw TAB, and the escape of a lone surrogate
+    strict = ["invalid JSON: Invalid control character at at column 8"]  # (stdlib's wording doubled)
+    for loader, errors in (
+        (STRICT, strict),
+        (PYTHON, strict),
+        (
+            KIMI,
+            [
+                "a lone surrogate escape (\\ud800), which is not valid Unicode; "
+                "a raw control character inside a string (JSON requires an escape)"
+            ],
+        ),
+    ):
+        source = sniff("x.jsonl", raw + b"\n")
+        source.loader = loader
+        value = source.record(source.lines[0])
+        assert [e.message for e in source.errors] == errors, loader.name
+        assert (value is not None) is (loader is KIMI)
+    source = sniff("x.jsonl", b'{"a":"x\ty"}\n')
+    source.loader = KIMI
+    assert source.record(source.lines[0]) == {"a": "x\ty"} and source.errors == []
+
+
 def test_a_lone_surrogate_is_reported_only_where_a_parser_on_the_way_rejects_it() -> None:
     gemini = FIXTURES / "gemini-cli" / "gen-resumed-dup-response__session-2026-11-29T21-45-2c95bea0.jsonl"
     clean = gemini.read_bytes()

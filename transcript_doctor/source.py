@@ -72,6 +72,9 @@ class ParseError:
 # ParseError kinds.  Only the last four name something a lenient parser reads.
 SYNTAX, NUL, DEPTH, BOM_KIND, NOT_OBJECT = "syntax", "nul", "depth", "bom", "not-object"
 UTF8, SURROGATE, RANGE, NAN = "utf8", "surrogate", "range", "nan"
+# A raw control character inside a string: Python's json.loads(strict=False) reads it.
+CONTROL = "control"
+CONTROL_MESSAGE = "a raw control character inside a string (JSON requires an escape)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,14 +133,22 @@ class NotJson(Exception):
     """The bytes are not JSON text at all: not a transcript."""
 
 
-def diagnose(raw: bytes, replace_utf8: bool = False) -> tuple[frozenset[str], str, Any]:
+def diagnose(
+    raw: bytes, replace_utf8: bool = False, controls: bool = False
+) -> tuple[frozenset[str], str, Any]:
     """Explain why ``raw`` failed orjson: its kinds, a message, and stdlib ``json``'s value.
 
     orjson is strict where stdlib is lenient (lone surrogates, NaN, numbers beyond a
     double): those records are still findings for a strict loader, but their value can be
     analysed.  The value is ``None`` when the bytes are not JSON at all; with
-    ``replace_utf8`` (a loader that reads invalid UTF-8 as U+FFFD) such a record has one.
+    ``replace_utf8`` (a loader that reads invalid UTF-8 as U+FFFD) such a record has one,
+    and with ``controls`` (a loader that reads raw control characters inside strings) so
+    does a record that holds them.
     """
+    if controls:
+        lenient = _with_controls(raw)
+        if lenient is not None:
+            return lenient
     if b"\x00" in raw:
         return frozenset({NUL}), "NUL bytes in the record (the file was damaged by a crash)", None
     try:
@@ -158,6 +169,26 @@ def diagnose(raw: bytes, replace_utf8: bool = False) -> tuple[frozenset[str], st
     except ValueError as exc:
         return frozenset({SYNTAX}), f"invalid JSON: {_json_error(exc)}", None
     return (*_unrepresentable(text, value), value)
+
+
+def _with_controls(raw: bytes) -> tuple[frozenset[str], str, Any] | None:
+    """The diagnosis of a record that only ``json.loads(strict=False)`` reads (raw control
+    characters inside strings), or None when that is not what is wrong with it."""
+    try:
+        text = raw.decode("utf-8")
+        value = json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        return None
+    try:
+        json.loads(text)
+    except ValueError:
+        kinds, message = _unrepresentable(text, value)
+        if kinds == {SYNTAX}:
+            return frozenset({CONTROL}), CONTROL_MESSAGE, value
+        return kinds | {CONTROL}, f"{message}; {CONTROL_MESSAGE}", value
+    except RecursionError:
+        return None
+    return None  # strict stdlib reads it too: the usual diagnosis says what it is
 
 
 _INFINITY = re.compile(r"(?<![\w\".])-?Infinity(?![\w\"])")
@@ -329,7 +360,9 @@ class Source:
         raw = self.line_bytes(line)
         if line.index == 0 and self.bom:
             raw = raw[3:]
-        kinds, message, value = diagnose(raw, self.loader.replaces_invalid_utf8)
+        kinds, message, value = diagnose(
+            raw, self.loader.replaces_invalid_utf8, CONTROL in self.loader.accepts
+        )
         repair: str | None = None
         keep_from = 0
         if value is None:
@@ -348,6 +381,11 @@ class Source:
             return None
         self._report(ParseError(line.number, line.index, message, repair, keep_from, kinds))
         return value
+
+    def reject(self, line: Line, message: str) -> None:
+        """Report a line that parses here but that the vendor's own loader cannot read
+        (TD001, nothing to repair); the reader leaves it out as the vendor does."""
+        self._report(ParseError(line.number, line.index, message))
 
     def _not_object(self, line: Line, value: Any) -> None:
         """A line whose value is not an object: no vendor reads it as a record (Qwen Code

@@ -22,6 +22,7 @@ _MODULES = (
     "pi",
     "openworker",
     "neurolink",
+    "kimi_cli",
     "anthropic_messages",
     "openai_chat",
 )

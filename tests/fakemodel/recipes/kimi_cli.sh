@@ -197,12 +197,38 @@ record() {
         cp "$ctx" "$DEST/context.damaged.jsonl"
         phase 2 kimi-orphan.resume.json -S "$(session_id)" -p "Go on"
         collect ;;
+    fixed-resume)  # the orphan-resume damage repaired by `transcript-doctor fix --in-place`
+        # (TD names the tool, default transcript-doctor on PATH), then resumed by id: what
+        # Kimi replays for the synthetic tool message
+        setup fixed-resume
+        phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
+        ctx=$(ls "$HOME"/.kimi/sessions/*/*/context.jsonl)
+        cp "$ctx" "$DEST/context.before-damage.jsonl"
+        grep -v '"tool_call_id":"ReadFile:1"' "$DEST/context.before-damage.jsonl" >"$ctx"
+        cp "$ctx" "$DEST/context.damaged.jsonl"
+        "${TD:-transcript-doctor}" fix --in-place --report "$DEST/fix-report.json" "$ctx" >"$DEST/fix.stdout" 2>&1
+        echo "exit $?" >>"$DEST/fix.stdout"
+        cp "$ctx" "$DEST/context.fixed.jsonl"
+        phase 2 kimi-fixed.resume.json -S "$(session_id)" -p "Go on"
+        collect ;;
+    clear)  # the tools session, then `/clear` (rotates context.jsonl to context_1.jsonl), then a prompt
+        setup clear
+        phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
+        phase 2 kimi-clean.json -S "$(session_id)" -p "/clear"
+        phase 3 kimi-clean.json -S "$(session_id)" -p "Say hello"
+        collect ;;
+    compact)  # the tools session, then `/compact` (the model writes the summary), then a prompt
+        setup compact
+        phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
+        phase 2 kimi-compact.json -S "$(session_id)" -p "/compact"
+        phase 3 kimi-clean.json -S "$(session_id)" -p "Say hello"
+        collect ;;
     *) echo "unknown session $1" >&2; return 1 ;;
     esac
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool tui-esc-stream orphan-resume
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool tui-esc-stream orphan-resume fixed-resume clear compact
 fi
 for s in "$@"; do
     record "$s"
