@@ -490,3 +490,21 @@ def test_a_dangling_link_off_the_path_is_not_reported() -> None:
     assert [(f.finding.rule.code, f.origin.line) for f in lint_bytes("s.jsonl", cut.encode()).findings] == [
         ("TD404", 2)
     ]
+
+
+def test_real_pi_resumes_the_repaired_file_and_sends_the_inserted_result() -> None:
+    """fixed-resume: Pi 0.73.1 loaded the tree fix wrote, sent the synthetic result as the
+    call's tool message (not its own "No result provided") and appended after it."""
+    folder = DIR / "fixed-resume"
+    damaged = (folder / "session.damaged.jsonl").read_bytes()
+    assert (
+        fix(folder / "session.damaged.jsonl", unsafe=False).after
+        == (folder / "session.fixed.jsonl").read_bytes()
+    )
+    assert damaged != (folder / "session.fixed.jsonl").read_bytes()
+    (request,) = [json.loads(line) for line in (folder / "requests-3.jsonl").read_text().splitlines()]
+    tools = [m for m in request["body"]["messages"] if m["role"] == "tool"]
+    assert tools == [{"role": "tool", "content": SYNTHETIC_RESULT_TEXT, "tool_call_id": "call_slow_0"}]
+    (final,) = folder.glob("sessions/*/*.jsonl")
+    assert lint_bytes(final.name, final.read_bytes()).findings == []
+    assert final.read_bytes().startswith((folder / "session.fixed.jsonl").read_bytes())
