@@ -22,7 +22,8 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|\$rewindTo|parentId|firstKeptEntryId)"\s*:\s*")([^"]+)"'
+    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|\$rewindTo|parentId|firstKeptEntryId)"'
+    rb'\s*:\s*")([^"]+)"'
 )
 PARENT_NULL = re.compile(rb'"(parentUuid|parentId)":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')
@@ -189,6 +190,61 @@ def generate(out: Path, megabytes: int, seed: int) -> list[Path]:
             path.write_bytes(data)
             made.append(path)
             written += len(data)
+    return made
+
+
+# Real users' Claude Code sessions (fixtures/wild, fixtures/claude-code: byte copies of the
+# shared corpus, see their READMEs), each repeated to a size typical of a long session.
+LARGE_CLAUDE = (
+    ("wild/claude-code/fabien-66db2ce0-393a-4771-9.jsonl", 10),
+    ("wild/claude-code/fabien-agent-aac1f23249197c.jsonl", 13),
+    ("wild/claude-code/sessionshare-0ccf1a04-main.jsonl", 16),
+    ("claude-code/codemie-session-9eda1058.jsonl", 20),
+)
+
+
+def large_claude(out: Path) -> list[Path]:
+    """Four clean Claude Code sessions of 10-20 MB, each a real session repeated with fresh
+    uuids (``jsonl_session``): the files people keep the most bytes in."""
+    out.mkdir(parents=True, exist_ok=True)
+    made = []
+    for name, megabytes in LARGE_CLAUDE:
+        path = out / f"{Path(name).stem}-{megabytes}mb.jsonl"
+        path.write_bytes(jsonl_session((FIXTURES / name).read_bytes(), megabytes << 20))
+        made.append(path)
+    return made
+
+
+def small_tree(out: Path, count: int, seed: int) -> list[Path]:
+    """``count`` small files of every layout, as people's session folders hold them.
+
+    Half are Claude Code sessions in a ``~/.claude/projects`` tree (``claude/<project>/<uuid>.jsonl``),
+    the rest every other layout's fixtures under ``<layout>/<n>/``; every file is a fixture
+    (a corpus copy or a spec example) of at most 64 KB, copied as it is.  One file in
+    twenty is a damaged fixture, the rest clean ones: most stored sessions are healthy.
+    """
+    rng = random.Random(seed)
+    clean: dict[str, list[Path]] = {}
+    damaged: dict[str, list[Path]] = {}
+    for template in templates():
+        if template.stat().st_size > 64 << 10:
+            continue
+        verdict = _clean(template)
+        if verdict is not None:
+            (clean if verdict else damaged).setdefault(_layout(template), []).append(template)
+    layouts = sorted(clean)
+    made: list[Path] = []
+    for n in range(count):
+        folder = "claude-code" if n % 2 == 0 else layouts[(n // 2) % len(layouts)]
+        pool = damaged if n % 20 == 19 and folder in damaged else clean
+        template = rng.choice(pool[folder])
+        if folder == "claude-code":
+            path = out / "claude" / f"project-{n % 37:02d}" / f"{n:05d}-{template.stem}{template.suffix}"
+        else:
+            path = out / folder / f"{n // 100:02d}" / f"{n:05d}-{template.name}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(template.read_bytes())
+        made.append(path)
     return made
 
 

@@ -1,28 +1,38 @@
-"""Measure transcript-doctor against the cost of parsing, in one run, on the same files.
+"""Measure transcript-doctor against the cost of parsing, and print every target of issue 19.
 
-    python benchmarks/run.py [--megabytes 200] [--runs 3] [--largest 100] [--work benchmarks/out]
+    python benchmarks/run.py [--megabytes 200] [--small-files 4000] [--runs 3] [--peers]
+                             [--largest 100] [--work benchmarks/out]
 
-Prints, for the generated corpus: (a) the parse floor (read + orjson.loads of every
-record, no model), (b) ``jq empty`` when jq is installed, (c) ``lint`` with one job,
-(d) ``lint -j 2``, (e) ``fix --out`` on the damaged files; (f) start-up of
-``transcript-doctor --version`` and of a lint of one small file against
-``python -c "import orjson"``; the peak memory of linting the largest file; and (g),
-with the ``[fleet]`` extra installed, ``lint`` of the corpus as a ``file://`` URL on a
-running Dask cluster of 2 local worker processes (``--scheduler``) and on the cluster
-``-j 2`` starts itself, against ``-j 2``.
-The clean and damaged parts are also linted on their own: a lint of mostly healthy
-sessions costs what the clean part does, while damaged conversations are read in full.
-Times are medians of ``--runs`` runs, the measures taking turns within each run;
-ratios compare figures of this same run.  The tool's bytecode is compiled first, as
-``pip install`` does: an editable install run with PYTHONDONTWRITEBYTECODE=1 would
-otherwise compile every module again at each start.
+Three corpora, built once into ``--work`` (see ``generate.py``): four large Claude Code
+sessions (10-20 MB each, real users' sessions repeated with fresh uuids), a tree of
+``--small-files`` small files of every layout (half of them a ``~/.claude/projects`` tree),
+and the generated mix of every layout (``--megabytes``, about half of its files damaged).
+
+Every time is a command run as a user runs it (a new process), and each ratio compares
+two commands of the same run on the same files:
+
+- the parse floor is ``benchmarks/floor.py`` (start Python, import orjson, read each file,
+  ``orjson.loads`` each record, build nothing): no Python tool that reads every record
+  can take less;
+- ``jq empty`` is timed only on the files that parse (jq stops at a file's first parse
+  error, so on damaged files it reads less and looks faster than it is), and lint is timed
+  on the same files for that ratio; the bytes it skipped are printed;
+- claude-rescue ``diagnose`` (a Claude Code session checker; one check, the chain) runs
+  only with ``--peers``, which installs it into ``--work/peers``;
+- start-up: ``--version`` and a lint of one small file against ``python -c "import orjson"``;
+- peak memory of linting one ``--largest`` MB Claude Code session (GNU time's %M);
+- ``fix --out`` of the mix's damaged part beside ``lint`` of the same files.
+
+Within each run the measures take turns (a machine whose speed drifts, such as 2 cores
+shared with other jobs, slows all of them alike, so the ratios hold); a target's ratio is
+computed per run and its median decides "met".  The figures of every run are printed.
+The tool's bytecode is compiled first, as ``pip install`` does.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
-import logging
 import os
 import shutil
 import statistics
@@ -30,6 +40,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -39,50 +50,69 @@ import transcript_doctor
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import generate, largest  # noqa: E402
+from generate import generate, large_claude, largest, small_tree  # noqa: E402
 
 TOOL = [sys.executable, "-m", "transcript_doctor"]
+LINT = [*TOOL, "lint", "-q", "-o", "concise", "--exit-zero", "--no-progress"]
+FLOOR = [sys.executable, str(HERE / "floor.py")]
+RESCUE_VERSION = "0.2.1"
+STARTUP_TURNS = 5  # start-up commands per run (their median is the run's figure)
 
 
-def median_time(action: Callable[[], object], runs: int) -> float:
-    return median_times([action], runs)[0]
+@dataclass
+class Corpus:
+    name: str
+    root: Path
+    files: list[Path]
+
+    @property
+    def mb(self) -> float:
+        return sum(p.stat().st_size for p in self.files) / 2**20
 
 
-def median_times(actions: list[Callable[[], object]], runs: int) -> list[float]:
-    """Median time of each action, the actions taking turns within each run: a machine
-    whose speed drifts (shared cores) slows all of them alike, so the ratios hold."""
-    times: list[list[float]] = [[] for _ in actions]
-    for _ in range(runs):
-        for action, spent in zip(actions, times, strict=True):
-            start = time.perf_counter()
-            action()
-            spent.append(time.perf_counter() - start)
-    return [statistics.median(spent) for spent in times]
+@dataclass
+class Bench:
+    """Named commands, timed in turns; every run's seconds kept."""
+
+    runs: int
+    work: Path
+    commands: dict[str, Callable[[], float]] = field(default_factory=dict)
+    times: dict[str, list[float]] = field(default_factory=dict)
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # user + sys of the command
+
+    def add(self, name: str, args: list[str]) -> None:
+        self.commands[name] = command(args)
+
+    def add_files(self, name: str, prefix: list[str], files: list[Path]) -> None:
+        """A command over a file list (a list file for the floor: thousands of names)."""
+        if prefix is FLOOR:
+            listing = self.work / f"{name.replace(' ', '-').replace('/', '-')}.list"
+            listing.write_text("\n".join(map(str, files)) + "\n", encoding="utf-8")
+            self.add(name, [*FLOOR, f"@{listing}"])
+        else:
+            self.add(name, [*prefix, *map(str, files)])
+
+    def run(self, extra: Callable[[int], None]) -> None:
+        for turn in range(self.runs):
+            for name, action in self.commands.items():
+                start = time.perf_counter()
+                cpu = action()
+                self.times.setdefault(name, []).append(time.perf_counter() - start)
+                self.cpu.setdefault(name, []).append(cpu)
+            extra(turn)
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.times[name])
 
 
-def parse_floor(files: list[Path]) -> None:
-    for path in files:
-        data = path.read_bytes()
-        parse(data.split(b"\n") if path.suffix == ".jsonl" else [data])
+def command(args: list[str]) -> Callable[[], float]:
+    """A command to time; running it returns its CPU seconds (user + sys)."""
 
-
-def parse(records: list[bytes]) -> None:
-    """``orjson.loads`` of each record and nothing else: a generator step or a context
-    manager per record would cost a tenth to a fifth of the floor, and flatter every ratio."""
-    loads, error = orjson.loads, orjson.JSONDecodeError
-    for record in records:
-        if record.strip():
-            try:
-                loads(record)
-            except error:  # damaged files hold torn lines
-                continue
-
-
-def command(args: list[str], cwd: Path | None = None) -> Callable[[], object]:
-    def run() -> object:
-        return subprocess.run(
-            args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
-        )
+    def run() -> float:
+        child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(child.pid, 0)
+        child.returncode = 0  # reaped here
+        return usage.ru_utime + usage.ru_stime
 
     return run
 
@@ -93,10 +123,75 @@ def peak_kib(args: list[str]) -> int:
     return int(result.stderr.strip().splitlines()[-1])
 
 
+def parses(path: Path) -> bool:
+    """Whether every record of a file parses (what ``jq empty`` reads to its end)."""
+    data = path.read_bytes()
+    records = data.split(b"\n") if path.suffix in (".jsonl", ".ndjson") else [data]
+    try:
+        for record in records:
+            if record.strip():
+                orjson.loads(record)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def jq_files(jq: str, files: list[Path]) -> list[Path]:
+    """The files jq reads to their end: orjson's verdict, checked by one jq run (and file
+    by file only when that run fails)."""
+    good = [p for p in files if parses(p)]
+    if subprocess.run([jq, "empty", *map(str, good)], capture_output=True, check=False).returncode:
+        good = [p for p in good if not subprocess.run([jq, "empty", str(p)], capture_output=True).returncode]
+    return good
+
+
+def install_rescue(work: Path) -> str | None:
+    """claude-rescue in its own venv under ``work`` (installed once), or None."""
+    venv = work / "peers"
+    exe = venv / "bin" / "claude-rescue"
+    if not exe.exists():
+        print(f"installing claude-rescue=={RESCUE_VERSION} into {venv} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        done = subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "-q", f"claude-rescue=={RESCUE_VERSION}"], check=False
+        )
+        if done.returncode:
+            return None
+    return str(exe)
+
+
+def build(args: argparse.Namespace) -> tuple[Corpus, Corpus, Corpus]:
+    work = args.work
+    mix_root = work / f"corpus-{args.megabytes}mb-seed{args.seed}"
+    if not mix_root.is_dir():
+        print(f"generating the {args.megabytes} MB mix in {mix_root} ...", flush=True)
+        generate(mix_root, args.megabytes, args.seed)
+    large_root = work / "large-claude"
+    if not large_root.is_dir():
+        print(f"generating the large Claude Code sessions in {large_root} ...", flush=True)
+        large_claude(large_root)
+    small_root = work / f"small-{args.small_files}-seed{args.seed}"
+    if not small_root.is_dir():
+        print(f"generating {args.small_files} small files in {small_root} ...", flush=True)
+        small_tree(small_root, args.small_files, args.seed)
+
+    def files(root: Path) -> list[Path]:
+        return sorted(p for p in root.rglob("*") if p.is_file())
+
+    return (
+        Corpus("large Claude Code", large_root, files(large_root)),
+        Corpus("small files", small_root, files(small_root)),
+        Corpus(f"{args.megabytes} MB mix", mix_root, files(mix_root)),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=int, default=200)
+    parser.add_argument("--small-files", type=int, default=4000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--peers", action="store_true", help="install and time claude-rescue diagnose")
+    parser.add_argument("--fleet", action="store_true", help="also time lint on a local Dask cluster")
     parser.add_argument(
         "--largest", type=int, default=100, help="MB of the single large file for peak memory"
     )
@@ -104,109 +199,257 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     compileall.compile_dir(Path(transcript_doctor.__file__).parent, quiet=1)
-
-    corpus = args.work / f"corpus-{args.megabytes}mb-seed{args.seed}"
-    if not corpus.is_dir():
-        print(f"generating {args.megabytes} MB corpus in {corpus} ...", flush=True)
-        generate(corpus, args.megabytes, args.seed)
-    files = sorted(p for p in corpus.rglob("*") if p.is_file())
-    damaged = sorted(p for p in (corpus / "damaged").rglob("*") if p.is_file())
-    size = sum(p.stat().st_size for p in files)
-    mb = size / 2**20
-    print(
-        f"corpus: {len(files)} files, {mb:.1f} MB ({len(damaged)} damaged); cores: {os.cpu_count()}; runs: {args.runs}"
-    )
-
-    lint = [*TOOL, "lint", "-q", "-o", "concise", "--exit-zero", "--no-progress"]
-    jq = shutil.which("jq")
-    clean = sorted(p for p in (corpus / "clean").rglob("*") if p.is_file())
-    floor, one, two, clean_floor, clean_one, damaged_floor, damaged_one, *rest = median_times(
-        [
-            lambda: parse_floor(files),
-            command([*lint, "-j", "1", str(corpus)]),
-            command([*lint, "-j", "2", str(corpus)]),
-            lambda: parse_floor(clean),
-            command([*lint, "-j", "1", str(corpus / "clean")]),
-            lambda: parse_floor(damaged),
-            command([*lint, "-j", "1", str(corpus / "damaged")]),
-            *([command([jq, "empty", *map(str, files)])] if jq else []),
-        ],
-        args.runs,
-    )
-    jq_time = rest[0] if rest else None
-    out = args.work / "fixed"
-    shutil.rmtree(out, ignore_errors=True)
-    damaged_mb = sum(p.stat().st_size for p in damaged) / 2**20
-    fix = median_time(
-        command([*TOOL, "fix", "-q", "--exit-zero", "--out", str(out), str(corpus / "damaged")]), args.runs
-    )
-
-    small = HERE.parent / "fixtures" / "openai-chat" / "clean-parallel-tools.json"
-    startup_runs = max(11, args.runs)
-    baseline = median_time(command([sys.executable, "-c", "import orjson"]), startup_runs)
-    version = median_time(command([*TOOL, "--version"]), startup_runs)
-    lint_small = median_time(command([*lint, str(small)]), startup_runs)
-
+    args.work.mkdir(parents=True, exist_ok=True)
+    large, small, mix = build(args)
     big = args.work / f"largest-{args.largest}mb.jsonl"
     if not big.is_file():
         largest(big, args.largest)
-    big_mb = big.stat().st_size / 2**20
-    peak = peak_kib([*lint, str(big)]) / 1024
+    damaged = [p for p in mix.files if "damaged" in p.relative_to(mix.root).parts[:1]]
+    clean = [p for p in mix.files if p not in set(damaged)]
+    small_claude = small.root / "claude"
 
-    fleet = fleet_times(lint, corpus, args.runs)
-
-    def rate(seconds: float, megabytes: float = mb) -> str:
-        return f"{seconds:7.2f} s  {megabytes / seconds:7.1f} MB/s"
-
-    print(f"(a) parse floor (read + orjson.loads)   {rate(floor)}")
-    if jq_time is not None:
-        print(f"(b) jq empty                            {rate(jq_time)}")
-    print(f"(c) lint, 1 job                         {rate(one)}")
-    print(f"(d) lint, -j 2                          {rate(two)}")
-    print(f"(e) fix --out on damaged ({damaged_mb:.0f} MB)        {rate(fix, damaged_mb)}")
-    print(f"(f) python -c 'import orjson'           {baseline * 1000:7.1f} ms")
-    print(f"    transcript-doctor --version         {version * 1000:7.1f} ms")
-    print(f"    lint of one small file              {lint_small * 1000:7.1f} ms")
-    print(
-        f"    peak memory, lint of {big_mb:.0f} MB file     {peak:7.1f} MB  ({peak / big_mb:.2f}x the file)"
+    bench = Bench(args.runs, args.work)
+    for corpus in (large, small, mix):
+        bench.add_files(f"floor {corpus.name}", FLOOR, corpus.files)
+        bench.add(f"lint {corpus.name}", [*LINT, "-j", "1", str(corpus.root)])
+        bench.add(f"lint -j2 {corpus.name}", [*LINT, "-j", "2", str(corpus.root)])
+    bench.add_files("floor mix clean", FLOOR, clean)
+    bench.add_files("lint mix clean", [*LINT, "-j", "1"], clean)
+    bench.add_files("floor mix damaged", FLOOR, damaged)
+    bench.add_files("lint mix damaged", [*LINT, "-j", "1"], damaged)
+    out = args.work / "fixed"
+    bench.add_files(
+        "fix mix damaged", [*TOOL, "fix", "-q", "--exit-zero", "-j", "1", "--out", str(out)], damaged
     )
-    if fleet is not None:
-        running, started = fleet
-        print(f"(g) fleet, 2 local workers (--scheduler) {rate(running)}")
-        print(f"    fleet, -j 2 (cluster start included) {rate(started)}")
-    print("ratios:")
-    print(f"    lint 1 job / parse floor            {one / floor:7.2f}x   (target <= 2.0)")
-    if jq_time is not None:
-        print(f"    lint 1 job / jq empty               {one / jq_time:7.2f}x   (target < 1.0)")
-    print(f"    -j 2 speed-up over 1 job            {one / two:7.2f}x   (target >= 1.6)")
-    for name, part, part_floor, part_one in (
-        ("clean", clean, clean_floor, clean_one),
-        ("damaged", damaged, damaged_floor, damaged_one),
-    ):
-        if part:  # a small corpus may not reach the damaged sessions
+
+    jq = shutil.which("jq")
+    jq_sets: dict[str, tuple[list[Path], Corpus]] = {}
+    if jq is None:
+        print("jq: skipped (not on PATH; install it, e.g. apt-get install jq)")
+    else:
+        for corpus in (large, small, mix):
+            good = jq_files(jq, corpus.files)
+            jq_sets[corpus.name] = (good, corpus)
+            bench.add_files(f"jq {corpus.name}", [jq, "empty"], good)
+            if len(good) == len(corpus.files):
+                continue  # lint of the corpus is lint of the same files
+            bench.add_files(f"lint parseable {corpus.name}", [*LINT, "-j", "1"], good)
+    rescue = install_rescue(args.work) if args.peers else None
+    if not args.peers:
+        print("claude-rescue diagnose: skipped (pass --peers to install and time it)")
+    elif rescue is None:
+        print("claude-rescue diagnose: skipped (it did not install)")
+    else:
+        bench.add("diagnose large Claude Code", [rescue, "diagnose", str(large.root)])
+        bench.add("diagnose small Claude Code", [rescue, "diagnose", str(small_claude)])
+        bench.add("lint small Claude Code", [*LINT, "-j", "1", str(small_claude)])
+
+    one_file = HERE.parent / "fixtures" / "openai-chat" / "clean-parallel-tools.json"
+    startup = {
+        "import orjson": command([sys.executable, "-c", "import orjson"]),
+        "--version": command([*TOOL, "--version"]),
+        "lint one small file": command([*LINT, str(one_file)]),
+    }
+    peaks: list[float] = []
+
+    def extra(turn: int) -> None:
+        spent: dict[str, list[float]] = {name: [] for name in startup}
+        used: dict[str, list[float]] = {name: [] for name in startup}
+        for _ in range(STARTUP_TURNS):
+            for name, action in startup.items():
+                start = time.perf_counter()
+                used[name].append(action())
+                spent[name].append(time.perf_counter() - start)
+        for name, values in spent.items():
+            bench.times.setdefault(name, []).append(statistics.median(values))
+            bench.cpu.setdefault(name, []).append(statistics.median(used[name]))
+        peaks.append(peak_kib([*LINT, str(big)]) / 1024)
+        print(f"  run {turn + 1} of {args.runs} done", flush=True)
+
+    print(
+        f"cores: {os.cpu_count()}; runs: {args.runs}; corpora:\n"
+        f"  {large.name}: {len(large.files)} files, {large.mb:.1f} MB ({', '.join(p.name for p in large.files)})\n"
+        f"  {small.name}: {len(small.files)} files, {small.mb:.1f} MB "
+        f"({sum(1 for p in small.files if small_claude in p.parents)} Claude Code sessions under {small_claude.name}/)\n"
+        f"  {mix.name}: {len(mix.files)} files, {mix.mb:.1f} MB ({len(damaged)} damaged)",
+        flush=True,
+    )
+    for name, (good, corpus) in jq_sets.items():
+        skipped = sum(p.stat().st_size for p in corpus.files if p not in set(good)) / 2**20
+        print(
+            f"  jq on {name}: {len(good)} of {len(corpus.files)} files parse; "
+            f"{len(corpus.files) - len(good)} files, {skipped:.1f} MB skipped"
+        )
+    bench.run(extra)
+    report(bench, args, large, small, mix, damaged, clean, jq_sets, peaks, big)
+    if args.fleet:
+        fleet = fleet_times(mix.root, args.runs)
+        if fleet is not None:
+            two = bench.median(f"lint -j2 {mix.name}")
             print(
-                f"    {name + ' part: lint / parse floor':36s}{part_one / part_floor:7.2f}x   ({len(part)} files)"
+                f"  fleet, 2 local workers (--scheduler) / -j 2      {fleet[0] / two:7.2f}x (time; 1.0 = as fast)"
             )
-    print(f"    --version / import orjson           {version / baseline:7.2f}x   (target <= 2.5)")
-    if fleet is not None:
-        print(f"    fleet (running cluster) / -j 2      {fleet[0] / two:7.2f}x   (time; 1.0 = as fast)")
-        print(f"    fleet (-j 2, own cluster) / -j 2    {fleet[1] / two:7.2f}x")
+            print(f"  fleet, -j 2 on a file:// URL (own cluster) / -j 2 {fleet[1] / two:7.2f}x")
 
 
-def fleet_times(lint: list[str], corpus: Path, runs: int) -> tuple[float, float] | None:
+def fleet_times(corpus: Path, runs: int) -> tuple[float, float] | None:
     """Seconds of a fleet lint on a running 2-worker cluster, and with its own cluster."""
     try:
         from distributed import LocalCluster
     except ImportError:
-        print("(g) fleet: skipped, the [fleet] extra is not installed")
+        print("  fleet: skipped, the [fleet] extra is not installed")
         return None
+    import logging
+
     url = corpus.resolve().as_uri()
-    started = median_time(command([*lint, "-j", "2", url]), runs)
+    started = statistics.median(timed(command([*LINT, "-j", "2", url])) for _ in range(runs))
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
     ) as cluster:
-        running = median_time(command([*lint, "--scheduler", cluster.scheduler_address, url]), runs)
+        lint = command([*LINT, "--scheduler", cluster.scheduler_address, url])
+        running = statistics.median(timed(lint) for _ in range(runs))
     return running, started
+
+
+def timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def report(
+    bench: Bench,
+    args: argparse.Namespace,
+    large: Corpus,
+    small: Corpus,
+    mix: Corpus,
+    damaged: list[Path],
+    clean: list[Path],
+    jq_sets: dict[str, tuple[list[Path], Corpus]],
+    peaks: list[float],
+    big: Path,
+) -> None:
+    t = bench.times
+    runs = range(args.runs)
+
+    def mb(files: list[Path]) -> float:
+        return sum(p.stat().st_size for p in files) / 2**20
+
+    sizes = {
+        "large Claude Code": large.mb,
+        "small files": small.mb,
+        mix.name: mix.mb,
+        "mix clean": mb(clean),
+        "mix damaged": mb(damaged),
+    }
+    print(f"\ntimes (median of {args.runs} runs):")
+    for name, values in t.items():
+        size = next((s for key, s in sizes.items() if name.endswith(key)), None)
+        rate = f"  {size / statistics.median(values):7.1f} MB/s" if size else ""
+        runs_text = " ".join(f"{v:.3f}" for v in values)
+        print(f"  {name:40s} {statistics.median(values):8.3f} s{rate}   (runs: {runs_text})")
+    big_mb = big.stat().st_size / 2**20
+    print(
+        f"  peak memory, lint of a {big_mb:.0f} MB Claude Code session: "
+        + ", ".join(f"{p:.0f} MB" for p in peaks)
+    )
+
+    # name, per run, unit, limit, at most?, the same in CPU time (None: wall time only)
+    rows: list[tuple[str, list[float], str, float, bool, list[float] | None]] = []
+    c = bench.cpu
+
+    def ratio(
+        label: str, top: str, bottom: str, limit: float, at_most: bool = True, cpu: bool = True
+    ) -> None:
+        in_cpu = [c[top][i] / c[bottom][i] for i in runs] if cpu else None
+        rows.append((label, [t[top][i] / t[bottom][i] for i in runs], "x", limit, at_most, in_cpu))
+
+    ratio("large Claude Code: lint -j1 / floor", f"lint {large.name}", f"floor {large.name}", 1.5)
+    ratio("small files: lint -j1 / floor", f"lint {small.name}", f"floor {small.name}", 2.5)
+    files = len(small.files)
+
+    # Over the floor and the process start (a lint of one small file): what each file adds.
+    def overhead(times: dict[str, list[float]]) -> list[float]:
+        return [
+            (
+                times[f"lint {small.name}"][i]
+                - times[f"floor {small.name}"][i]
+                - times["lint one small file"][i]
+            )
+            / files
+            * 1e6
+            for i in runs
+        ]
+
+    rows.append(
+        (
+            f"small files: per-file overhead over the floor ({files} files)",
+            overhead(t),
+            "us",
+            100,
+            True,
+            overhead(c),
+        )
+    )
+    ratio(f"{mix.name}: lint -j1 / floor", f"lint {mix.name}", f"floor {mix.name}", 2.0)
+    for name, (good, corpus) in jq_sets.items():
+        lint = f"lint {name}" if len(good) == len(corpus.files) else f"lint parseable {name}"
+        ratio(f"{name}: lint -j1 / jq empty (files that parse)", lint, f"jq {name}", 1.0, True)
+    if "diagnose large Claude Code" in t:
+        ratio(
+            "large Claude Code: lint -j1 / claude-rescue diagnose",
+            f"lint {large.name}",
+            "diagnose large Claude Code",
+            1.0,
+        )
+        ratio(
+            "small Claude Code tree: lint -j1 / claude-rescue diagnose",
+            "lint small Claude Code",
+            "diagnose small Claude Code",
+            1.0,
+        )
+    ratio("one small file: lint / python -c 'import orjson'", "lint one small file", "import orjson", 2.0)
+    ratio("--version / python -c 'import orjson'", "--version", "import orjson", 2.5)
+    rows.append(("peak memory / largest file", [p / big_mb for p in peaks], "x", 3.0, True, None))
+    ratio(
+        f"{mix.name}: -j 2 speed-up over -j 1", f"lint {mix.name}", f"lint -j2 {mix.name}", 1.6, False, False
+    )
+
+    print("\ntargets (each run's figure in wall time, then the median, which decides; last, the")
+    print("median of the same ratio in CPU time, user + sys: what a machine shared with other jobs")
+    print("does not blur):")
+    width = max(len(r[0]) for r in rows) + 2
+    for label, values, unit, limit, at_most, in_cpu in rows:
+        middle = statistics.median(values)
+        met = middle <= limit if at_most else middle >= limit
+        figures = " ".join(f"{v:7.2f}" for v in values)
+        sign = "<=" if at_most else ">="
+        cpu_text = f"   cpu {statistics.median(in_cpu):7.2f}{unit}" if in_cpu else ""
+        print(
+            f"  {label:{width}s}{figures}  | {middle:7.2f}{unit} {sign} {limit:g}  "
+            f"{'met' if met else 'not met':7s}{cpu_text}"
+        )
+
+    print("\nalso measured (no target):")
+    for label, top, bottom in (
+        ("large Claude Code: -j 2 speed-up over -j 1", f"lint {large.name}", f"lint -j2 {large.name}"),
+        ("small files: -j 2 speed-up over -j 1", f"lint {small.name}", f"lint -j2 {small.name}"),
+        (f"{mix.name}, clean part: lint / floor", "lint mix clean", "floor mix clean"),
+        (f"{mix.name}, damaged part: lint / floor", "lint mix damaged", "floor mix damaged"),
+    ):
+        values = [t[top][i] / t[bottom][i] for i in runs]
+        print(
+            f"  {label:{width}s}{' '.join(f'{v:7.2f}' for v in values)}  | {statistics.median(values):7.2f}x"
+        )
+    size = mb(damaged)
+    lint_rate = [size / t["lint mix damaged"][i] for i in runs]
+    fix_rate = [size / t["fix mix damaged"][i] for i in runs]
+    print(
+        f"  {'fix --out of the damaged part, MB/s':{width}s}{' '.join(f'{v:7.1f}' for v in fix_rate)}  | {statistics.median(fix_rate):7.1f}"
+    )
+    print(
+        f"  {'lint of the same files, MB/s':{width}s}{' '.join(f'{v:7.1f}' for v in lint_rate)}  | {statistics.median(lint_rate):7.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -174,7 +174,7 @@ def settings(
         )
     try:
         settings = configuration.load(Path(config))
-        configuration.check(settings, readers.names(), Selection.build)
+        configuration.check(settings, readers.names, Selection.build)
     except configuration.ConfigError as exc:  # names the file, the key and the bad value
         raise ValueError(str(exc)) from None
     chosen, extended, ignored = configuration.merged(settings, list(select or ()), [], list(ignore))

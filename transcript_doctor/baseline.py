@@ -20,7 +20,6 @@ about a whole JSON document (TD002) is keyed on its path and rule alone.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import Counter
@@ -77,7 +76,7 @@ def fingerprint_all(path: str, data: bytes, findings: list[Located]) -> None:
                 except (ValueError, RecursionError):
                     value = _MISSING
         subject = _canonical(value) if value is not _MISSING else b"raw\0" + raw
-        located.fingerprint = hashlib.sha256(subject).hexdigest()[:16]
+        located.fingerprint = _sha256(subject)
 
 
 def _at(value: Any, pointer: str | None) -> Any:
@@ -204,3 +203,9 @@ def _relative(path: str, root: str) -> str:
         return path
     rel = os.path.relpath(os.path.abspath(path), root)
     return Path(rel).as_posix()
+
+
+def _sha256(subject: bytes) -> str:
+    import hashlib  # loaded with --baseline only: OpenSSL's start-up costs every run ~7 ms
+
+    return hashlib.sha256(subject).hexdigest()[:16]

@@ -166,7 +166,7 @@ def _settings(
         )
     try:
         settings = config.load(config_file)
-        config.check(settings, readers.names(), Selection.build)
+        config.check(settings, readers.names, Selection.build)
         chosen, extended, ignored = config.merged(settings, _split(select), _split(extend), _split(ignore))
         selection = Selection.build(chosen, extended, ignored)
         loaded = catalog.load(settings.extend_catalog)

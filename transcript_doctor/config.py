@@ -51,6 +51,8 @@ class Config:
 
     def ignored(self, path: str) -> tuple[str, ...]:
         """Rule selectors that ``per-file-ignores`` turns off for this file."""
+        if not self.per_file_ignores:
+            return ()  # no path work per file when nothing is configured
         rel = self.relative(path)
         found: list[str] = []
         for pattern, selectors in self.per_file_ignores:
@@ -60,6 +62,8 @@ class Config:
 
     def reader_rule(self, path: str) -> tuple[str, str] | None:
         """The first ``readers`` entry (glob, reader) that matches ``path``."""
+        if not self.readers:
+            return None
         rel = self.relative(path)
         for pattern, reader in self.readers:
             if matches(pattern, rel):
@@ -67,6 +71,8 @@ class Config:
         return None
 
     def excluded(self, path: str) -> bool:
+        if not self.exclude:
+            return False
         rel = self.relative(path)
         return any(matches(pattern, rel) for pattern in self.exclude)
 
@@ -166,13 +172,16 @@ def _mapping(table: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
     return value
 
 
-def check(config: Config, reader_names: Iterable[str], selection: Callable[[list[str]], object]) -> None:
+def check(
+    config: Config, reader_names: Callable[[], Iterable[str]], selection: Callable[[list[str]], object]
+) -> None:
     """Every reader name and rule selector of the file is valid; else a ConfigError that
-    names the file, the key and the bad value, with the nearest valid one."""
+    names the file, the key and the bad value, with the nearest valid one.  The reader
+    names are asked for only when the file names readers (they load every reader)."""
     if config.path is None:
         return
     prefix = "tool.transcript-doctor." if config.path.name == "pyproject.toml" else ""
-    names = list(reader_names)
+    names = list(reader_names()) if config.readers else []
     for pattern, name in config.readers:
         if name not in names:
             import difflib

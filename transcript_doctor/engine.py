@@ -28,7 +28,9 @@ class Options:
     redact: bool = False
     config: Config | None = None
     with_edits: bool = False  # attach each fixable finding's splices (SARIF fixes)
-    screen: bool = True  # skip building conversations proven clean (off: tests compare)
+    # The fast paths: conversations proven clean are not built, detection is dispatched on
+    # the first record's keys (off: everything is built and every reader asked; tests compare).
+    screen: bool = True
     unsafe_fixes: bool = False  # repairs that may destroy real output count as fixable
     # Where the forced reader comes from, for the TD002 that reports a mismatch.
     forced_by: str = "--reader"
@@ -37,8 +39,8 @@ class Options:
 
     @property
     def excluded(self) -> Callable[[str], bool] | None:
-        """The configuration's ``exclude`` test for the walk, if there is a configuration."""
-        return self.config.excluded if self.config is not None else None
+        """The configuration's ``exclude`` test for the walk, if it excludes anything."""
+        return self.config.excluded if self.config is not None and self.config.exclude else None
 
     def for_path(self, path: str) -> Options:
         """The options for one file: per-file-ignores and reader globs applied."""
@@ -137,10 +139,8 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
     """Every selected rule over one read file, sorted by position."""
     ctx = Context(transcript, options.catalog, options.redact)
     found: list[Located] = []
-    for entry in checks.registry():
-        if entry.check is None or entry.rule not in options.selection:
-            continue
-        for finding in entry.check(ctx):
+    for _, check in checks.selected(options.selection, bool(transcript.conversations)):
+        for finding in check(ctx):
             found.append(_locate(transcript, finding, ctx, options.unsafe_fixes))
     guard.withhold_contradictions(transcript, found, ctx)
     if options.with_edits:  # SARIF fixes, --show-fixes
@@ -173,8 +173,11 @@ def _locate(transcript: Transcript, finding: Finding, ctx: Context, unsafe_fixes
     origin = finding.origin
     if origin.line == 0:
         origin = Origin(ctx.line(origin) if origin.pointer else 1, origin.record, origin.pointer)
-    if finding.action is None or not transcript.reader.repair.supports(finding.action):
+    if finding.action is None:
         return Located(finding, origin, False)
+    repair = transcript.reader.repair
+    if not repair.supports(finding.action):
+        return Located(finding, origin, False, blocked=repair.refusal(finding.action))
     applicability = finding.safety.applicability
     fixable = applicability is Applicability.SAFE or unsafe_fixes
     return Located(finding, origin, fixable, applicability=applicability)
@@ -205,7 +208,7 @@ def choose(source: Source, options: Options) -> tuple[Reader | Mismatch | None, 
         return (forced, None) if own.transcript else (None, own.reason)
     if unparsed:
         return None, None  # does not parse: TD001 if it looks like a conversation
-    claim = readers.detect(source)
+    claim = readers.detect(source, every=not options.screen)  # off: every reader is asked
     if claim is None:
         return None, None
     reader, detection = claim

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 
 KINDS = ("tmp", "old")
 # mkstemp's alphabet: the names written before this module existed match too.
@@ -26,6 +25,8 @@ def make(name: str, kind: str, limit: int = 255) -> str:
     assert kind in KINDS
     raw = os.fsencode(name)
     room = limit - len(b"..." + kind.encode()) - _RANDOM
+    import secrets  # (and with it OpenSSL) for writers only: the walk reads is_temp
+
     token = "".join(secrets.choice(_ALPHABET) for _ in range(_RANDOM))
     return "." + os.fsdecode(raw[:room]) + "." + token + "." + kind
 

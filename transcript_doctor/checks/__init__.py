@@ -12,7 +12,7 @@ from functools import cache
 from importlib import import_module
 
 from transcript_doctor.checks.context import Context
-from transcript_doctor.model import Finding, Rule
+from transcript_doctor.model import Finding, Rule, Screening
 
 _MODULES = (
     "unparseable_record",
@@ -52,6 +52,21 @@ def registry() -> tuple[Registered, ...]:
         module = import_module(f"{__name__}.{name}")
         entries.append(Registered(module.RULE, module.check))
     return tuple(sorted(entries, key=lambda e: e.rule.code))
+
+
+@cache
+def selected(selection: Selection, conversations: bool) -> tuple[tuple[Rule, Check], ...]:
+    """The selected rules with a check, in code order: chosen once per run, not per file.
+
+    A file with no conversation to check (every one proven clean) can only have findings
+    about the file itself (``Screening.FILE``): the other checks read conversations."""
+    return tuple(
+        (entry.rule, entry.check)
+        for entry in registry()
+        if entry.check is not None
+        and entry.rule in selection
+        and (conversations or entry.rule.screen is Screening.FILE)
+    )
 
 
 def rules() -> tuple[Rule, ...]:

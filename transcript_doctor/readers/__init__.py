@@ -1,11 +1,13 @@
 """The reader registry and detection.
 
-Every reader is asked about every file; the highest-scoring claim wins and ties go to the
-reader listed first (vendor layouts before the generic API layouts).
+Every reader is asked about every file (except those whose ``first_keys`` the file's first
+record lacks); the highest-scoring claim wins and ties go to the reader listed first
+(vendor layouts before the generic API layouts).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import cache
 from importlib import import_module
 from typing import Any
@@ -22,6 +24,7 @@ _MODULES = (
     "pi",
     "openworker",
     "neurolink",
+    "mistral_vibe",
     "kimi_cli",
     "anthropic_messages",
     "openai_chat",
@@ -52,13 +55,31 @@ def claim(reader: Reader, source: Source) -> Detection | None:
         return None  # malformed look-alike: this reader does not understand it
 
 
-def detect(source: Source) -> tuple[Reader, Detection] | None:
+def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | None:
+    """The best claim on ``source``.  A reader that declares ``first_keys`` is asked only
+    when the file's first record holds one of them (``every``: ask every reader)."""
+    keys = None if every else first_keys(source)
     best: tuple[Reader, Detection] | None = None
     for reader in all_readers():
+        wanted = reader.first_keys
+        if keys is not None and wanted is not None and wanted.isdisjoint(keys):
+            continue  # its detect could not claim this file
         found = claim(reader, source)
         if found is not None and (best is None or found.score > best[1].score):
             best = (reader, found)
     return best
+
+
+def first_keys(source: Source) -> Collection[str]:
+    """The keys of the file's first record (``Reader.first_keys``); none when it has no
+    object there."""
+    if source.container is Container.JSONL:
+        head = source.head()
+        first = head[0] if head else None
+    else:
+        value = source.value
+        first = value[0] if isinstance(value, list) and value else value
+    return first.keys() if isinstance(first, dict) else ()
 
 
 SPEAKER_KEYS = frozenset({"role", "type", "from", "author", "sender", "speaker", "source"})

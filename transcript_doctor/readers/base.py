@@ -60,6 +60,13 @@ class Reader:
     # How the vendor's own program parses a record (source.Loader): what it reads is not
     # reported as unparseable, and a record it reads is never treated as missing.
     loader: ClassVar[Loader] = STRICT
+    # Detection dispatch (``readers.detect``): keys of which ``detect`` requires the first
+    # record to hold one before it claims a file; the first record is the first object of
+    # a JSONL file's head, a JSON document that is an object, or a document array's first
+    # item.  A file whose first record holds none of them is not shown to this reader.
+    # None (the default): the reader is asked about every file.  Declare only what
+    # ``detect`` itself requires (tests/test_fast_path.py checks every fixture).
+    first_keys: ClassVar[frozenset[str] | None] = None
 
     def detect(self, source: Source) -> Detection | None:
         raise NotImplementedError
@@ -107,6 +114,11 @@ class Repair:
     def accepts(self, action: Action) -> bool:
         """A refusal known before editing, for one finding (a call with no result shape)."""
         return True
+
+    def refusal(self, action: Action) -> str | None:
+        """Why this layout withholds a repair the rule offers, in words for the finding's
+        "no fix" note, or None (then the finding just has no repair here)."""
+        return None
 
     def apply(self, transcript: Transcript, action: Action, edit: Edit) -> str:
         verb: str = getattr(self, action.method)(transcript, action, edit)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from transcript_doctor.analysis.screen import Screen, Turn, crosses
+from transcript_doctor.analysis.screen import ASSISTANT, Screen, Turn, crosses
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
-from transcript_doctor.model import Conversation, Message, Origin, PartKind, Role
+from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.source import Container, Source
 from transcript_doctor.transcript import Transcript
 
@@ -233,3 +233,52 @@ def result_slot(transcript: Transcript, call_message: Message) -> Message | None
     if following is None or not following.parts:
         return None
     return following if all(p.kind is PartKind.TOOL_RESULT for p in following.parts) else None
+
+
+def reply_end(transcript: Transcript, call_message: Message) -> Origin:
+    """Where the results of a call turn end: its block of tool messages, or the turn
+    (where a moved or inserted Chat Completions result goes)."""
+    slot = result_slot(transcript, call_message)
+    return slot.parts[-1].origin if slot is not None else call_message.origin
+
+
+def chat_tool_calls(element: Element) -> list[Part]:
+    """The ``tool_calls`` of a Chat Completions assistant message, each where it sits."""
+    calls = element.value.get("tool_calls")
+    parts: list[Part] = []
+    if not isinstance(calls, list):
+        return parts
+    for index, call in enumerate(calls):
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+        call_id = call.get("id")
+        parts.append(
+            Part(
+                PartKind.TOOL_CALL,
+                element.at("tool_calls", index),
+                call_id=call_id if isinstance(call_id, str) else None,
+                name=name if isinstance(name, str) else None,
+            )
+        )
+    return parts
+
+
+def chat_assistant_turn(item: dict[str, Any]) -> Turn | None:
+    """A Chat Completions assistant message as a screen turn: text (or none beside calls)
+    and the ids of its calls; None when it holds anything else."""
+    content = item.get("content")
+    calls = item.get("tool_calls")
+    ids: tuple[str, ...] = ()
+    if calls is not None:
+        if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
+            return None
+        ids = tuple(c["id"] for c in calls)
+    if not (content is None and ids) and not isinstance(content, str):
+        return None
+    return ASSISTANT, content, ids
+
+
+def _has_id(call: Any) -> bool:
+    return isinstance(call, dict) and isinstance(call.get("id"), str)

@@ -122,6 +122,8 @@ def _companion(source: Source) -> str | None:
 
 class AnthropicMessagesReader(Reader):
     name = "anthropic-messages"
+    # First record: messages or a MessageParam (a Roo reasoning item: type), or a Cline companion's keys.
+    first_keys = frozenset({"messages", "role", "type", "task", "files_in_context"})
     summary = "Anthropic Messages API lists, incl. Cline / Roo Code api_conversation_history.json"
 
     def detect(self, source: Source) -> Detection | None:

@@ -9,7 +9,7 @@ retries) and metadata lines are not replayed, so they are never findings.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.jsonspan import join
 from transcript_doctor.model import (
@@ -27,6 +27,9 @@ from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Read
 from transcript_doctor.readers.claude_code.chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
 from transcript_doctor.readers.claude_code.refs import FileRef, LineRef, MessageRef, RelinkRef
 from transcript_doctor.source import NODE_TO_ANTHROPIC, Container, Line, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.analysis.screen import Screen
 
 REASON = "Claude Code entry envelope (uuid/parentUuid, message.content blocks)"
 METADATA_REASON = (
@@ -97,6 +100,15 @@ class ClaudeCodeReader(Reader):
         if all(isinstance(r.get("type"), str) for r in head) and any(_metadata_line(r) for r in head):
             return self.claim(METADATA_REASON, SPECIFIC)
         return None
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a session the typed fast path proves clean (``fast``), else all of it."""
+        if screen is not None:
+            from transcript_doctor.readers.claude_code import fast  # msgspec: loaded on first use
+
+            if fast.clean(source.data, screen):
+                return []
+        return self.read(source)
 
     def read(self, source: Source) -> list[Conversation]:
         scan = _Scan(source)

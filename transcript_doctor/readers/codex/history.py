@@ -14,7 +14,6 @@ call, only a real prompt or another model turn does (TD304).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,6 +222,8 @@ class History:
         """
         if at.line is None:
             return None
+        import hashlib  # OpenSSL's start-up is paid only by files that need a digest
+
         return hashlib.blake2b(self.source.line_bytes(at.line), digest_size=16).digest()
 
     def _context(self, message: Message) -> None:

@@ -118,6 +118,8 @@ def _layout(head: list[Any]) -> str:
 
 class CodexReader(Reader):
     name = "codex"
+    # First record: rollout lines' payload, the legacy meta's id, the companions' id / ts.
+    first_keys = frozenset({"payload", "id", "ts"})
     summary = "Codex CLI rollout JSONL ({timestamp, type, payload} lines)"
     # read_to_string (fails on invalid UTF-8) then serde_json per line: as strict as orjson.
     loader = STRICT

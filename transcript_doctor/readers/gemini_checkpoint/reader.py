@@ -65,6 +65,8 @@ def history(value: Any) -> tuple[list[Any], str] | None:
 
 class GeminiCheckpointReader(Reader):
     name = "gemini-checkpoint"
+    # First record: a checkpoint's history, or the first Content of a bare array.
+    first_keys = frozenset({"clientHistory", "history", "role"})
     summary = "Gemini Content[] histories and Gemini CLI /chat save and /restore checkpoints"
     # Gemini CLI reads checkpoints with JSON.parse (how it reads the bytes: not verified).
     loader = NODE

@@ -254,6 +254,8 @@ class _Builder:
 
 class NeurolinkReader(Reader):
     name = "neurolink"
+    # First record: the conversation object's messages, or a ChatMessage list's first row.
+    first_keys = frozenset({"messages", "role"})
     summary = "NeuroLink conversation exports (Redis conversation object, ChatMessage[])"
     # A TypeScript SDK: JSON.parse (how it reads the bytes: not verified).
     loader = NODE

@@ -10,10 +10,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.analysis.screen import OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Reader
-from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
+from transcript_doctor.readers.listing import (
+    Element,
+    Listing,
+    built,
+    chat_assistant_turn,
+    chat_tool_calls,
+    listings,
+    sample,
+    screened,
+)
 from transcript_doctor.source import Source, fingerprint
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -66,6 +75,8 @@ def _anthropic_only(item: dict[str, Any]) -> bool:
 
 class OpenAIChatReader(Reader):
     name = "openai-chat"
+    # First record: a fine-tuning line's or document's messages, or the first message.
+    first_keys = frozenset({"messages", "role"})
     summary = "OpenAI Chat Completions message lists (JSON array, {messages}, JSONL, fine-tuning JSONL)"
 
     def detect(self, source: Source) -> Detection | None:
@@ -126,22 +137,7 @@ class OpenAIChatReader(Reader):
             parts.append(Part(PartKind.OTHER, element.at("refusal")))
         if item.get("audio"):
             parts.append(Part(PartKind.MEDIA, element.at("audio")))
-        calls = item.get("tool_calls")
-        if isinstance(calls, list):
-            for index, call in enumerate(calls):
-                if not isinstance(call, dict):
-                    continue
-                function = call.get("function")
-                name = function.get("name") if isinstance(function, dict) else None
-                call_id = call.get("id")
-                parts.append(
-                    Part(
-                        PartKind.TOOL_CALL,
-                        element.at("tool_calls", index),
-                        call_id=call_id if isinstance(call_id, str) else None,
-                        name=name if isinstance(name, str) else None,
-                    )
-                )
+        parts.extend(chat_tool_calls(element))
         legacy = item.get("function_call")
         if isinstance(legacy, dict):
             name = legacy.get("name")
@@ -200,7 +196,7 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
         if role == "user" or role == "system" or role == "developer":
             yield OTHER, None, (index,)  # text, media or parts: no rule reads them
         elif role == "assistant":
-            turn = _assistant_turn(item)
+            turn = chat_assistant_turn(item)
             yield turn
             if turn is None:
                 return
@@ -209,23 +205,6 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
         else:
             yield None
             return
-
-
-def _assistant_turn(item: dict[str, Any]) -> Turn | None:
-    content = item.get("content")
-    calls = item.get("tool_calls")
-    ids: tuple[str, ...] = ()
-    if calls is not None:
-        if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
-            return None
-        ids = tuple(c["id"] for c in calls)
-    if not (content is None and ids) and not isinstance(content, str):
-        return None
-    return ASSISTANT, content, ids
-
-
-def _has_id(call: Any) -> bool:
-    return isinstance(call, dict) and isinstance(call.get("id"), str)
 
 
 def _identity(item: dict[str, Any]) -> bytes | None:

@@ -14,7 +14,7 @@ from transcript_doctor.actions import (
     RemoveResult,
     StripTrailingWhitespace,
 )
-from transcript_doctor.model import Message, Origin, Part
+from transcript_doctor.model import Origin, Part
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.transcript import Transcript
@@ -41,20 +41,14 @@ class OpenAIChatRepair(Repair):
         return "remove"
 
     def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
-        listing.insert_after(edit, _reply_end(transcript, action.message), _synthetic(action.call))
+        listing.insert_after(edit, listing.reply_end(transcript, action.message), _synthetic(action.call))
         return "insert"
 
     def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
         moved = listing.raw(edit, action.part.origin)
         listing.remove(edit, action.part.origin)
-        listing.insert_after(edit, _reply_end(transcript, action.call_message), raw=moved)
+        listing.insert_after(edit, listing.reply_end(transcript, action.call_message), raw=moved)
         return "move"
-
-
-def _reply_end(transcript: Transcript, call_message: Message) -> Origin:
-    """Where the results of a call turn end: its block of tool messages, or the turn."""
-    slot = listing.result_slot(transcript, call_message)
-    return slot.parts[-1].origin if slot is not None else call_message.origin
 
 
 def _synthetic(call: Part) -> dict[str, Any]:

@@ -24,7 +24,6 @@ lines (TD102 alone edits inside one).  Synthetic results copy PR #350's shape.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -51,6 +50,8 @@ def _openworker_feature(item: dict[str, Any]) -> bool:
 
 class OpenworkerReader(Reader):
     name = "openworker"
+    # First record: every head record is a message.
+    first_keys = frozenset({"role"})
     summary = "openworker conversation JSONL (OpenAI-shaped messages, notices, sidecars)"
     # ConversationStore._read_jsonl: read_text(encoding="utf-8") then json.loads per line.
     loader = PYTHON
@@ -338,6 +339,8 @@ def _dup_key(item: dict[str, Any], raw: bytes) -> tuple[object, ...]:
 
 
 def _digest(data: bytes) -> bytes:
+    import hashlib  # OpenSSL's start-up is paid only by files that need a digest
+
     return hashlib.blake2b(data, digest_size=16).digest()
 
 

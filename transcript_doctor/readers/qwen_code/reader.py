@@ -48,6 +48,8 @@ class _Entry:
 
 class QwenCodeReader(Reader):
     name = "qwen-code"
+    # First record: every head record carries the createBaseRecord() envelope.
+    first_keys = frozenset({"uuid"})
     summary = "Qwen Code session JSONL (uuid/parentUuid chain of Gemini Content records)"
     # jsonl-utils.ts read(): readline over a byte stream (UTF-8 with U+FFFD), JSON.parse.
     loader = NODE

@@ -1,0 +1,153 @@
+"""The fast paths never change a finding or a repaired byte.
+
+Readers may prove a file (or a conversation) clean without building its model (the
+message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
+sessions, ``readers/claude_code/fast.py``), and detection asks only the readers whose
+``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
+shortcut off.  Here every fixture and every
+file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
+worktrees have it; absent on a bare clone, where only the fixtures run) is linted and
+fixed both ways, and the findings (as ``-o json`` prints them), the repaired bytes and
+the repairs applied must be identical.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import FIXTURES, ROOT, _catalog
+
+from transcript_doctor import engine, fixer, readers
+from transcript_doctor.checks import Selection
+from transcript_doctor.reporters import record
+from transcript_doctor.source import Container, NotJson, sniff
+
+SHARED = ROOT.parent / "shared" / "corpus"
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES) if root.is_dir() else []
+
+
+FILES = [*_files(FIXTURES), *_files(SHARED)]
+
+
+def _id(path: Path) -> str:
+    return path.relative_to(FIXTURES if FIXTURES in path.parents else SHARED.parent).as_posix()
+
+
+def _options(screen: bool, unsafe: bool = False) -> engine.Options:
+    return engine.Options(Selection.build(("ALL",)), _catalog(), screen=screen, unsafe_fixes=unsafe)
+
+
+def test_there_are_files_to_compare() -> None:
+    assert len(_files(FIXTURES)) > 100
+    if SHARED.is_dir():
+        assert any(p.parent.name == "claude-code" for p in _files(SHARED))
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_fast_and_full_paths_agree(path: Path) -> None:
+    data = path.read_bytes()
+    name = path.name
+    reports = [engine.lint_bytes(name, data, _options(screen)) for screen in (True, False)]
+    fast, full = ([record(r, f) for f in r.findings] for r in reports)
+    assert fast == full
+    assert (reports[0].reader, reports[0].skipped, reports[0].error) == (
+        reports[1].reader,
+        reports[1].skipped,
+        reports[1].error,
+    )
+    if not full:
+        return  # nothing to repair: fix writes the bytes back as they are
+    for unsafe in (False, True):
+        fast_fix, full_fix = (
+            fixer.fix_bytes(name, data, _options(screen, unsafe)) for screen in (True, False)
+        )
+        assert fast_fix.after == full_fix.after
+        assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+            (a.rule, a.line, a.action) for a in full_fix.applied
+        ]
+        assert fast_fix.error == full_fix.error
+
+
+CLAUDE = sorted(
+    p
+    for p in [
+        *(FIXTURES / "claude-code").glob("*.jsonl"),
+        *(FIXTURES / "wild" / "claude-code").glob("*.jsonl"),
+    ]
+    if p.stat().st_size < 40_000
+)
+
+
+def _variants(data: bytes) -> list[bytes]:
+    """Damage of every kind a line can take, one line at a time: the file without it,
+    with it twice, cut in its middle, glued to the next, with a byte that is not UTF-8,
+    with a lone surrogate, with a number beyond a double (JSON.parse reads it, orjson
+    does not, msgspec skips it), with a line of blanks after it, and with CRLF."""
+    lines = data.split(b"\n")
+    found: list[bytes] = []
+    for i, line in enumerate(lines[:60]):
+        if not line:
+            continue
+        before, after = lines[:i], lines[i + 1 :]
+        for changed in (
+            [],
+            [line, line],
+            [line[: len(line) // 2]],
+            [line + (after[0] if after else b"")],
+            [line.replace(b'"text":"', b'"text":"\xff', 1)],
+            [line.replace(b'"text":"', b'"text":"\\ud800', 1)],
+            [line.replace(b'"timestamp":"', b'"n":1e400,"timestamp":"', 1)],
+            [line, b"  "],
+            [line + b"\r"],
+        ):
+            found.append(b"\n".join([*before, *changed, *after]))
+    return found
+
+
+@pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
+def test_claude_code_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a Claude Code session lints the same with and without the fast
+    path: a proof that misses damage would show here as a missing finding."""
+    for data in _variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
+def test_the_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Claude Code sessions are not read into a model at all (the full read is made
+    to fail here), and with the fast paths off they are."""
+    from transcript_doctor.readers.claude_code.reader import ClaudeCodeReader
+
+    clean = [p for p in CLAUDE if not engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(ClaudeCodeReader, "read", refuse)
+    assert len(clean) > 10
+    for path in clean:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("claude-code", [], None), path.name
+    with pytest.raises(AssertionError, match="the full read ran"):
+        engine.lint_bytes(clean[0].name, clean[0].read_bytes(), _options(False))
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_readers_declare_only_first_keys_their_detection_requires(path: Path) -> None:
+    """A reader that claims a file (asked directly, as without dispatch) finds one of its
+    ``first_keys`` in the file's first record: dispatch never hides a file from it."""
+    try:
+        source = sniff(path.name, path.read_bytes())
+    except NotJson:
+        return
+    if source.container is Container.JSON and source.value is None:
+        return  # does not parse: no reader is asked
+    keys = readers.first_keys(source)
+    for reader in readers.all_readers():
+        if reader.first_keys is not None and readers.claim(reader, source) is not None:
+            assert not reader.first_keys.isdisjoint(keys), reader.name

@@ -1,0 +1,241 @@
+"""Proof that a Claude Code session has no finding, without building its model.
+
+Most stored sessions are healthy, and a session is mostly bytes no rule reads (tool inputs
+and outputs, thinking text).  msgspec decodes each line into the few fields the reader
+reads (``_Record``), in C, skipping the rest without building it; from those the active
+chain is derived exactly as the reader derives it (``chain.load``, ``newest_leaf``,
+``walk``), its lines grouped into API messages as ``reader._Grouper`` groups them, and the
+turns handed to the clean-file screen.  Only a session the screen proves clean is left
+unbuilt; anything else is read in full, so the findings are the full read's.
+
+What the proof does not handle falls back to the full read (``clean`` returns False):
+
+- a line msgspec does not decode into ``_Record`` (a torn or glued line, a value that is
+  not an object, a field of another type, NUL bytes, a lone surrogate escape: msgspec
+  refuses what orjson refuses there), a BOM, a blank line that is not empty, and invalid
+  UTF-8 anywhere (msgspec does not check the bytes of fields it skips, orjson does: a
+  file that is not ASCII is checked as a whole, TD001 stays exactly as it was);
+- a uuid written twice (byte copies, TD403; rewritten lines), a parent link to a uuid
+  that no line has (TD404), history snips and compact boundaries (the loader re-links
+  the chain), API-error lines (harness-written text has its own placeholders);
+- any block the screen does not know: unsigned thinking (TD402), tool calls or results
+  without a string id, media or server tool blocks in a reply, unknown blocks.
+
+Numbers beyond a double (``1e400``) are skipped by msgspec and refused by orjson; Claude
+Code's loader (JSON.parse) reads them, so the full read reports nothing for them either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.readers.claude_code.chain import CHAIN_KINDS, Entry, load, newest_leaf, walk
+from transcript_doctor.source import BOM
+
+
+class _Block(msgspec.Struct):
+    type: str = ""
+    id: str | None = None  # tool_use
+    tool_use_id: str | None = None  # tool_result
+    text: str | None = None  # text
+    signature: str | None = None  # thinking
+
+
+class _Message(msgspec.Struct):
+    id: str | None = None
+    content: str | list[_Block] | None = None
+
+
+class _Record(msgspec.Struct):
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    isSidechain: bool | None = None
+    isApiErrorMessage: bool | None = None
+    timestamp: str | None = None
+    subtype: str | None = None
+    snipMetadata: Any = None
+    message: _Message | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Record)
+# Every ASCII byte to a space, the others kept: the runs of non-ASCII bytes, each valid
+# UTF-8 on its own exactly when the whole text is (an ASCII byte ends every sequence).
+_HIGH_RUNS = bytes([0x20] * 128 + list(range(128, 256)))
+_CHUNK = 1 << 20
+_USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
+
+
+def clean(data: bytes, screen: Screen) -> bool:
+    """True when no rule can find anything in this Claude Code session."""
+    records = _records(data)
+    if records is None:
+        return False
+    known: set[str] = set()
+    entries: dict[str, Entry] = {}
+    messages: dict[str, _Message | None] = {}
+    for index, record in enumerate(records):
+        kind = record.type
+        if record.snipMetadata is not None:
+            return False
+        if kind == "summary":
+            continue
+        uuid = record.uuid
+        if uuid is None:
+            continue
+        if uuid in known:
+            return False  # written again (a byte copy or a rewrite): the full read decides
+        known.add(uuid)
+        if kind not in CHAIN_KINDS:
+            continue
+        if kind == "system" and record.subtype == "compact_boundary":
+            return False
+        sidechain = record.isSidechain is True
+        entry = Entry(index, index + 1, kind, uuid, record.parentUuid, sidechain, record.timestamp or "")
+        message = record.message
+        if kind == "assistant":
+            if record.isApiErrorMessage is True:
+                return False
+            entry.msg_id = (message.id or None) if message is not None else None
+        elif kind == "user" and message is not None and isinstance(message.content, list):
+            entry.has_result = any(block.type == "tool_result" for block in message.content)
+        entries[uuid] = entry
+        messages[uuid] = message
+    if any(e.parent is not None and e.parent not in known for e in entries.values()):
+        return False  # TD404
+    load(entries, set(), None, -1)
+    leaf = newest_leaf(entries)
+    chain = walk(entries, leaf) if leaf is not None else []
+    return screen.clean(_turns(chain, messages))
+
+
+def _records(data: bytes) -> list[_Record] | None:
+    """Every line's record, or None when one does not decode or the text is not UTF-8.
+
+    Read a megabyte of whole lines at a time: a copy of the file's lines (or of its
+    bytes, to check them) would raise the peak memory by the file's size."""
+    if data.startswith(BOM):
+        return None
+    decode = _DECODER.decode
+    records: list[_Record] = []
+    start, size = 0, len(data)
+    try:
+        while start < size:
+            end = data.find(b"\n", start + _CHUNK)
+            end = size if end < 0 else end
+            chunk = data[start:end]
+            if not (chunk.isascii() or _utf8(chunk)):
+                return None
+            # An empty segment is an empty line: no record, as in the full read; a line of
+            # blanks does not decode.
+            records += [decode(line) for line in chunk.split(b"\n") if line]
+            start = end + 1
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return records
+
+
+def _utf8(chunk: bytes) -> bool:
+    """Whether text that is not ASCII is UTF-8, checked on its runs of non-ASCII bytes
+    only (an ASCII byte ends every sequence): decoding it all costs twice its parse."""
+    try:
+        b" ".join(chunk.translate(_HIGH_RUNS).split()).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class _Run:
+    """A message being grouped: an assistant response's contents, or a user run's results
+    and whether it holds a prompt (``plain`` False: a block the screen does not know)."""
+
+    __slots__ = ("assistant", "contents", "plain", "prompt", "results")
+
+    def __init__(self, assistant: bool) -> None:
+        self.assistant = assistant
+        self.contents: list[Any] = []
+        self.results: list[str | None] = []
+        self.prompt = False
+        self.plain = True
+
+    def take_user(self, message: _Message | None) -> None:
+        content = message.content if message is not None else None
+        if isinstance(content, str):
+            self.prompt = True
+            return
+        for block in content or ():
+            if block.type == "tool_result":
+                self.results.append(block.tool_use_id)
+            elif block.type in _USER_PROMPT_BLOCKS:
+                self.prompt = True
+            else:
+                self.plain = False
+
+
+def _turns(chain: list[Entry], messages: dict[str, _Message | None]) -> list[Turn | None]:
+    """The screen's turns of the chain, grouped as ``reader._messages`` groups it."""
+    runs: list[_Run] = []
+    responses: dict[str, int] = {}  # message.id -> position of its latest run
+    stops: list[int] = []  # positions of user runs without tool results
+    for entry in chain:
+        if entry.kind == "assistant":
+            at = responses.get(entry.msg_id) if entry.msg_id is not None else None
+            if at is not None and not (stops and stops[-1] > at):
+                target = runs[at]
+            else:
+                target = _Run(True)
+                if entry.msg_id is not None:
+                    responses[entry.msg_id] = len(runs)
+                runs.append(target)
+            target.contents.append(messages[entry.uuid])
+        elif entry.kind == "user":
+            last = runs[-1] if runs else None
+            if last is not None and not last.assistant:
+                stopped = not last.results
+                last.take_user(messages[entry.uuid])
+                if stopped and last.results:
+                    stops.pop()
+            else:
+                last = _Run(False)
+                last.take_user(messages[entry.uuid])
+                if not last.results:
+                    stops.append(len(runs))
+                runs.append(last)
+    turns: list[Turn | None] = []
+    for run in runs:
+        if run.assistant:
+            turn = _assistant(run.contents)
+            turns.append(turn)
+            if turn is None:
+                break
+            continue
+        if not run.plain or None in run.results or not (run.results or run.prompt):
+            turns.append(None)  # an unknown block, a result without id, or no parts at all
+            break
+        turns.extend((RESULT, None, (result,)) for result in run.results)
+        if run.prompt:
+            turns.append((OTHER, None, ()))  # no cut: a doubt reads the whole session
+    return turns
+
+
+def _assistant(contents: list[_Message | None]) -> Turn | None:
+    """One response's turn: its texts joined as ``Message.visible_text`` joins them."""
+    texts: list[str] = []
+    ids: list[str] = []
+    for message in contents:
+        content = message.content if message is not None else None
+        if isinstance(content, str):
+            texts.append(content)
+            continue
+        for block in content or ():
+            kind = block.type
+            if kind == "text":
+                texts.append(block.text if block.text is not None else "")
+            elif kind == "tool_use" and block.id is not None:
+                ids.append(block.id)
+            elif not (kind == "redacted_thinking" or (kind == "thinking" and block.signature)):
+                return None  # unsigned thinking (TD402), a call without id, any other block
+    return ASSISTANT, "".join(texts) if texts else None, tuple(ids)
