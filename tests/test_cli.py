@@ -9,7 +9,7 @@ import sys
 import pytest
 from support import FIXTURES, ROOT, cli
 
-from transcript_doctor import linting
+from transcript_doctor import checks, linting
 
 DAMAGED = "fixtures/openai-chat/damaged-turns.json"
 CLEAN = "fixtures/openai-chat/clean-parallel-tools.json"
@@ -168,7 +168,7 @@ def test_directory_walk_skips_hidden_folders_and_counts_non_transcripts(tmp_path
 def test_rules_and_rule() -> None:
     table = cli("rules")
     assert table.returncode == 0
-    assert len(table.stdout.splitlines()) == 19
+    assert len(table.stdout.splitlines()) == len(checks.rules())
     doc = cli("rule", "TD301")
     assert doc.returncode == 0
     assert doc.stdout.startswith("# unanswered-tool-call (TD301)\n")

@@ -5,7 +5,8 @@ folder so that the fixtures stay what the vendors wrote) say, per file the CLI w
 claims it, its exact findings (``"LINE CODE CLASS"``, the class being the repair's
 applicability or ``-``), and the exact bytes ``fix`` writes by default and with
 ``--unsafe-fixes``, as unified diffs, one line per item (``[]``: unchanged).  Fixing the fixed bytes again
-must change nothing.  A new reader adds its fixtures and their expectations, not a copy
+must change nothing, undoing the report's steps must give the original back, every
+changed byte must belong to a reported record, and no repair may be left.  A new reader adds its fixtures and their expectations, not a copy
 of this test (start the file as ``{}``).  ``TD_UPDATE_EXPECTATIONS=1 pytest tests/test_expectations.py`` rewrites the files
 from what the code does now: read their diff before committing it.
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 import orjson
 import pytest
-from support import FIXTURES, ROOT
+from support import FIXTURES, ROOT, assert_accounted, detected_bytes
 
 import transcript_doctor as td
 from transcript_doctor import api, engine, walk
@@ -63,8 +64,22 @@ def observe(path: Path) -> dict[str, Any]:
             fixed = td.fix_bytes(data, name=str(path), unsafe=unsafe)
             again = td.fix_bytes(fixed.data, name=str(path), unsafe=unsafe)
             assert again.data == fixed.data, f"{path}: a second fix changed the file"
+            _keeps_its_promises(path, data, fixed, unsafe)
             entry[key] = _diff(path, data, fixed.data)
     return entry
+
+
+def _keeps_its_promises(path: Path, data: bytes, fixed: td.FixResult, unsafe: bool) -> None:
+    """What every fix promises besides its bytes (the per-reader fix tests' ``support.fix``
+    checks these too): the report's steps give the original back, every changed byte
+    belongs to a reported record, no repair it could make is left, and the repaired file is
+    still claimed by the same reader."""
+    assert fixed.undo() == data, f"{path}: undoing the report's steps does not give the original"
+    assert_accounted(fixed)  # duck-typed: FixResult has the applied edits and steps it reads
+    options = api.with_unsafe(api.settings(None, (), None, None), unsafe)
+    left = engine.lint_bytes(str(path), fixed.data, options)
+    assert [f.finding.rule.code for f in left.findings if f.fixable] == [], f"{path}: a repair is left"
+    assert detected_bytes(str(path), fixed.data) == detected_bytes(str(path), data), path
 
 
 def _observed(folder: Path) -> dict[str, Any]:

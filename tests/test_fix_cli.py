@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import FIXTURES, cli
 
-from transcript_doctor import writer
+from transcript_doctor import fixing, writer
 
 DAMAGED = FIXTURES / "openai-chat" / "damaged-tool-pairing.json"
 CLEAN = FIXTURES / "openai-chat" / "clean-parallel-tools.json"
@@ -89,12 +89,32 @@ def test_default_writes_copies_and_report_under_out(tmp_path: Path) -> None:
     assert _undo(repaired, entry["steps"]) == DAMAGED.read_bytes()
 
 
-def test_stdin_to_stdout() -> None:
-    result = cli("fix", "--unsafe-fixes", "-", stdin=DAMAGED.read_bytes())
+def test_stdin_to_stdout(tmp_path: Path) -> None:
+    result = cli("fix", "--unsafe-fixes", "-", stdin=DAMAGED.read_bytes(), cwd=tmp_path)
     assert result.returncode == 1
     assert b"call_zzz" not in result.stdout.encode()
     assert result.stdout.startswith("[\n")
     assert "fixed 3 finding(s)" in result.stderr
+
+
+def test_stdin_writes_no_report_folder_unless_asked(tmp_path: Path) -> None:
+    """``fix -`` is a filter: the repair goes to standard output and nothing lands in the
+    current folder (it used to leave ``transcript-doctor-fixed/`` with a report there)."""
+    result = cli("fix", "--unsafe-fixes", "-", stdin=DAMAGED.read_bytes(), cwd=tmp_path)
+    assert result.returncode == 1
+    assert b"call_zzz" not in result.stdout.encode()
+    assert list(tmp_path.iterdir()) == []
+    result = cli("lint", "--fix", "--unsafe-fixes", "-", stdin=DAMAGED.read_bytes(), cwd=tmp_path)
+    assert (result.returncode, list(tmp_path.iterdir())) == (1, [])
+
+
+@pytest.mark.parametrize("asked", [["--report", "r.json"], ["--out", "r"]])
+def test_stdin_writes_the_report_it_is_asked_for(tmp_path: Path, asked: list[str]) -> None:
+    result = cli("fix", "--unsafe-fixes", *asked, "-", stdin=DAMAGED.read_bytes(), cwd=tmp_path)
+    assert result.returncode == 1
+    report = tmp_path / "r.json" if asked[0] == "--report" else tmp_path / "r" / fixing.REPORT_NAME
+    assert [entry["path"] for entry in json.loads(report.read_text())["files"]] == ["-"]
+    assert b"call_zzz" not in result.stdout.encode()
 
 
 @pytest.mark.parametrize(

@@ -344,11 +344,12 @@ def fix(
     options = _settings(reader, select, extend_select, ignore, config_file, redact)
     options = replace(options, unsafe_fixes=unsafe_fixes)
     mode = "diff" if diff else "in-place" if in_place else "out"
+    out_named = out is not None
     out = out or "transcript-doctor-fixed"
     plan = fixing.Plan(
         mode, Path(out), report, Severity(fail_on.value), quiet, force_exclude,
         jobs=jobs, progress=not no_progress, color=None if color is Color.auto else color is Color.always,
-        verbose=verbose, hidden=hidden, stdin_filename=stdin_filename,
+        verbose=verbose, hidden=hidden, stdin_filename=stdin_filename, out_named=out_named,
     )  # fmt: skip
     if scheduler is not None or _remote(paths) or "://" in out:
         from transcript_doctor import fleet

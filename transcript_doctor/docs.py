@@ -13,10 +13,13 @@ def text(rule: Rule) -> str:
     doc = rules_dir() / "docs" / f"{rule.code}.md"
     if doc.is_file():
         return str(doc.read_text(encoding="utf-8"))
-    fix = rule.fix or "none"
-    if rule.applicability:
-        fix += f" ({'/'.join(a.value for a in rule.applicability)})"
-    return f"# {rule.name} ({rule.code})\n\nSeverity: {rule.severity.value} · Fix: {fix}\n\n{rule.summary}\n"
+    return f"{header(rule)}\n{rule.summary}\n"
+
+
+def header(rule: Rule) -> str:
+    """The first lines of a rule's doc, derived from its ``Rule`` (``scripts/sync_docs.py``
+    writes them into ``rules/docs/CODE.md``; a test fails when a doc says otherwise)."""
+    return f"# {rule.name} ({rule.code})\n\nSeverity: {rule.severity.value} · Fix: {rule.fix or 'none'}\n"
 
 
 def show(rule: Rule, out: TextIO) -> None:

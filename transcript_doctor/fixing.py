@@ -48,6 +48,9 @@ class Plan:
     verbose: bool = False
     hidden: bool = False
     stdin_filename: str | None = None
+    # ``--out`` was given: standard input's report goes there too.  ``fix -`` alone is a
+    # filter (the repair goes to standard output) and leaves nothing in the current folder.
+    out_named: bool = True
 
 
 @dataclass(slots=True)
@@ -68,7 +71,7 @@ def run(paths: list[str], options: Options, plan: Plan) -> int:
     excluded = options.excluded
     targets = list(walk.expand(paths, excluded, plan.force_exclude, plan.hidden, tally.vendor_folders))
     try:
-        sink = _Sink.open(plan)
+        sink = _Sink.open(plan, stdin)
     except reportfile.ReportError as exc:
         _error(str(exc))
         return 2
@@ -178,16 +181,19 @@ class _Sink:
     before anything is read), or under ``--out`` the default report, taken when the first
     file changes; entries of unchanged files seen before then wait in memory."""
 
-    def __init__(self, plan: Plan, files: reportfile.ReportFiles | None) -> None:
+    def __init__(self, plan: Plan, files: reportfile.ReportFiles | None, stdin: bool = False) -> None:
         self.plan = plan
         self.files = files
+        # The default report under --out, unless standard input alone is fixed to
+        # standard output without naming --out.
+        self.default = plan.mode == "out" and (plan.out_named or not stdin)
         self.waiting: list[dict[str, Any]] = []
         self.clashes: dict[str, str] = {}
         self.taken: dict[tuple[int, int], str] = {}
 
     @classmethod
-    def open(cls, plan: Plan) -> _Sink:
-        sink = cls(plan, None)
+    def open(cls, plan: Plan, stdin: bool = False) -> _Sink:
+        sink = cls(plan, None, stdin)
         if plan.report is not None:
             sink.files = sink._reserve(str(plan.report))
         return sink
@@ -209,12 +215,13 @@ class _Sink:
     @property
     def keeps(self) -> bool:
         """Whether entries go anywhere: a plain ``--in-place`` or ``--diff`` keeps none,
-        and then no entry (two hashes of the file) nor diff is made for it."""
-        return self.files is not None or self.plan.mode == "out"
+        and then no entry (two hashes of the file) nor diff is made for it; nor does
+        ``fix -`` without ``--report`` or ``--out``."""
+        return self.files is not None or self.default
 
     def add(self, entry: dict[str, Any], changed: bool, durable: bool) -> int | None:
         if self.files is None:
-            if self.plan.mode != "out":
+            if not self.default:
                 return None
             if not changed:
                 self.waiting.append(entry)

@@ -115,6 +115,9 @@ class Rule:
     # A fixable rule's place in ``fix``: its phase, then ``rank`` within the phase.
     phase: Phase | None = field(default=None, kw_only=True)
     rank: int = field(default=0, kw_only=True)
+    # A rule whose repair is safe for some findings and unsafe for others says which is
+    # which, in a few words (the README's rules table): "safe (...); unsafe (...)".
+    applicability_when: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshots import Bytes
 from support import FIXTURES, fix, lint_bytes
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
@@ -31,14 +30,6 @@ REPAIRED = {
     "damaged-fine-tuning.jsonl": ["TD301", "TD102"],
     "torn-final-line.jsonl": ["TD001"],
 }
-CLEAN = [
-    "clean-thinking-parallel-tools.json",
-    "cline-sample-excerpt.json",
-    "cline-text-protocol-results.json",
-    "fine-tuning-with-system.jsonl",
-    "pending-tool-call.jsonl",
-    "roo-condensed-history.json",
-]
 CLINE_ERROR = (
     "The tool execution failed with the following error:\n<error>\n" + SYNTHETIC_RESULT_TEXT + "\n</error>"
 )
@@ -65,15 +56,11 @@ def _fixed(tmp_path: Path, name: str, data: bytes) -> tuple[bytes, list[str]]:
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
-def test_fix(name: str, snapshot: Any) -> None:
+def test_fix(name: str) -> None:
+    """Which repairs make the fixed bytes, in order (the bytes themselves, with and
+    without --unsafe-fixes, are pinned by tests/expectations/anthropic-messages.json)."""
     outcome = fix(DIR / name)
     assert [a.rule for a in outcome.applied] == REPAIRED[name]
-    assert outcome.after == snapshot(extension_class=Bytes)
-
-
-@pytest.mark.parametrize("name", CLEAN)
-def test_clean_and_pending_files_are_left_alone(name: str) -> None:
-    assert not fix(DIR / name).changed
 
 
 def test_cline_partial_tail_loses_only_the_partial_message() -> None:

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from claude_sessions import assistant, call, entry, jsonl, result, text, user
-from snapshots import Bytes
 from support import FIXTURES, fix, lint_bytes
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
@@ -50,35 +49,19 @@ RESTORED = {
     "damaged-tool-use-interrupted.jsonl": A,
     "damaged-trailing-whitespace.jsonl": T,
 }
-UNTOUCHED = [
-    A,
-    T,
-    S2,
-    "codemie-agent-50243ee8.jsonl",
-    "codemie-session-9eda1058.jsonl",
-    "codemie-incremental-subagents-turn-1.jsonl",  # TD306: pending, not damage
-    "clean-rewound-branch.jsonl",
-    "clean-interrupted-partial-answer.jsonl",  # a <synthetic> line holding model output
-    "damaged-duplicate-tool-use-id.jsonl",  # TD305: no fix
-    "damaged-empty-signature.jsonl",  # TD402: no fix
-]
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
-def test_fix(name: str, snapshot: Any) -> None:
+def test_fix(name: str) -> None:
+    """Which repairs make the fixed bytes, in order (the bytes themselves, with and
+    without --unsafe-fixes, are pinned by tests/expectations/claude-code.json)."""
     outcome = fix(DIR / name)
     assert [a.rule for a in outcome.applied] == REPAIRED[name]
-    assert outcome.after == snapshot(extension_class=Bytes)
 
 
 @pytest.mark.parametrize("name", sorted(RESTORED))
 def test_repair_gives_back_the_real_file(name: str) -> None:
     assert fix(DIR / name).after == (DIR / RESTORED[name]).read_bytes()
-
-
-@pytest.mark.parametrize("name", UNTOUCHED)
-def test_clean_pending_and_unfixable_files_are_left_alone(name: str) -> None:
-    assert not fix(DIR / name).changed
 
 
 # -- which lines change -------------------------------------------------------------------

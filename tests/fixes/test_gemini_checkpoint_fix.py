@@ -15,9 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshots import Bytes
 from support import FIXTURES, fix
-from syrupy.assertion import SnapshotAssertion
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 
@@ -87,11 +85,12 @@ def dumps(value: Any) -> bytes:
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
-def test_fix(name: str, snapshot: SnapshotAssertion) -> None:
+def test_fix(name: str) -> None:
+    """Which repairs make the fixed bytes, in order (the bytes themselves, with and
+    without --unsafe-fixes, are pinned by tests/expectations/gemini-checkpoint.json)."""
     outcome = fix(DIR / name)
     assert [a.rule for a in outcome.applied] == REPAIRED[name]
     assert sorted(f.finding.rule.code for f in outcome.introduced) == INTRODUCED.get(name, [])
-    assert outcome.after == snapshot(extension_class=Bytes)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -101,11 +100,6 @@ def test_only_named_elements_change(name: str) -> None:
     expected = json.loads(outcome.before)
     EXPECTED[name](history(expected))
     assert outcome.after == dumps(expected)
-
-
-@pytest.mark.parametrize("name", ["gen-chat-save__checkpoint-mytag.json", "bare-id-less.json"])
-def test_clean_files_are_left_alone(name: str) -> None:
-    assert not fix(DIR / name).changed
 
 
 @pytest.mark.parametrize("name", ["unanswered-parallel-call.json", "displaced-response.json"])

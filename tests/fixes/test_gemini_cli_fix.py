@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshots import Bytes
 from support import FIXTURES, fix
-from syrupy.assertion import SnapshotAssertion
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT, RemoveMessage
 from transcript_doctor.editing import EditError
@@ -82,11 +80,12 @@ def derived_id(message_id: str, call_id: str) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
-def test_fix(name: str, snapshot: SnapshotAssertion) -> None:
+def test_fix(name: str) -> None:
+    """Which repairs make the fixed bytes, in order (the bytes themselves, with and
+    without --unsafe-fixes, are pinned by tests/expectations/gemini-cli.json)."""
     outcome = fix(DIR / name)
     assert [a.rule for a in outcome.applied] == REPAIRED[name]
     assert sorted(f.finding.rule.code for f in outcome.introduced) == INTRODUCED.get(name, [])
-    assert outcome.after == snapshot(extension_class=Bytes)
 
 
 @pytest.mark.parametrize("name", sorted(TOUCHED))
@@ -100,21 +99,6 @@ def test_only_named_lines_change(name: str) -> None:
             gone += range(i1 + 1, i2 + 1)
             new += range(j1 + 1, j2 + 1)
     assert (gone, new) == TOUCHED[name]
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "codemie__session-2025-12-01T21-45-5b959dae.json",
-        "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json",
-        "gen-unanswered-tool-response__session-2026-11-29T21-42-1ea4ff33.jsonl",
-        "rewound-prompt.jsonl",
-        "stray-startup.jsonl",
-        "unreplied-tool-response.jsonl",
-    ],
-)
-def test_clean_files_are_left_alone(name: str) -> None:
-    assert not fix(DIR / name).changed
 
 
 def test_torn_line_is_dropped_and_nothing_else() -> None:

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshots import Bytes
 from support import FIXTURES, findings, fix
 
 from transcript_doctor import jsonspan
@@ -105,10 +104,11 @@ def _placeholder(tool: str, timestamp: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
-def test_fix(name: str, snapshot) -> None:
+def test_fix(name: str) -> None:
+    """Which repairs make the fixed bytes, in order (the bytes themselves, with and
+    without --unsafe-fixes, are pinned by tests/expectations/neurolink.json)."""
     outcome = fix(DIR / name)
     assert [a.rule for a in outcome.applied] == REPAIRED[name]
-    assert outcome.after == snapshot(extension_class=Bytes)
 
 
 @pytest.mark.parametrize("name", sorted(ROWS_AFTER))
@@ -132,11 +132,6 @@ def test_only_named_rows_change(name: str) -> None:
 def test_compact_redis_value_stays_one_line(name: str) -> None:
     after = fix(DIR / name).after
     assert after.count(b"\n") == 1 and after.endswith(b"}\n")
-
-
-def test_clean_files_are_left_alone() -> None:
-    for name in ("clean-redis-object.json", "id-era-history.json"):
-        assert not fix(DIR / name).changed
 
 
 def test_1280_keeps_the_real_output_and_drops_the_placeholder() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from snapshots import Bytes
 from support import FIXTURES, fix
 
 DIR = FIXTURES / "openai-chat"
@@ -18,16 +17,11 @@ REPAIRED = {
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
-def test_fix(name: str, snapshot) -> None:
+def test_fix(name: str) -> None:
+    """Which repairs make the fixed bytes, in order (the bytes themselves, with and
+    without --unsafe-fixes, are pinned by tests/expectations/openai-chat.json)."""
     outcome = fix(DIR / name)
     assert [a.rule for a in outcome.applied] == REPAIRED[name]
-    assert outcome.after == snapshot(extension_class=Bytes)
-
-
-def test_clean_and_pending_files_are_left_alone() -> None:
-    for name in ("clean-parallel-tools.json", "clean-fine-tuning.jsonl", "pending-tool-call.jsonl"):
-        outcome = fix(DIR / name)
-        assert not outcome.changed
 
 
 def test_only_named_elements_change() -> None:

@@ -12,9 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from snapshots import Bytes
 from support import FIXTURES, fix, lint_bytes
-from syrupy.assertion import SnapshotAssertion
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.fixer import Outcome
@@ -51,28 +49,13 @@ def synthetic(call_id: str) -> bytes:
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
-def test_fix(name: str, snapshot: SnapshotAssertion) -> None:
+def test_fix(name: str) -> None:
+    """Which repairs make the fixed bytes, in order (the bytes themselves, with and
+    without --unsafe-fixes, are pinned by tests/expectations/openworker.json)."""
     outcome = fix(DIR / name)
     assert [a.rule for a in outcome.applied] == REPAIRED[name]
-    assert outcome.after == snapshot(extension_class=Bytes)
     for line in lines(outcome.after):  # kept and new lines alike: the vendor's writer style
         assert json.dumps(json.loads(line)).encode() == line
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "clean-sidecars.jsonl",
-        "mid-history-partial.jsonl",
-        "durable-resume-tail.jsonl",
-        "unsigned-thinking.jsonl",
-    ],
-)
-def test_clean_pending_and_unfixable_files_are_left_alone(name: str) -> None:
-    # Durable resume (TD306) is not damage; TD402 has no fix.
-    outcome = fix(DIR / name)
-    assert not outcome.changed
-    assert outcome.applied == []
 
 
 def test_partials_go_and_every_notice_stays() -> None:

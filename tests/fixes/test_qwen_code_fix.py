@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 from qwen_sessions import jsonl, rec
-from snapshots import Bytes
 from support import FIXTURES, findings, fix
-from syrupy.assertion import SnapshotAssertion
 
 from transcript_doctor import catalog, engine, fixer
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
@@ -57,10 +55,11 @@ def record(line: bytes) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
-def test_fix(name: str, snapshot: SnapshotAssertion) -> None:
+def test_fix(name: str) -> None:
+    """Which repairs make the fixed bytes, in order (the bytes themselves, with and
+    without --unsafe-fixes, are pinned by tests/expectations/qwen-code.json)."""
     outcome = fix(DIR / name)
     assert [a.rule for a in outcome.applied] == REPAIRED[name][0]
-    assert outcome.after == snapshot(extension_class=Bytes)
 
 
 @pytest.mark.parametrize("name", sorted(REPAIRED))
@@ -70,11 +69,6 @@ def test_only_named_records_change(name: str) -> None:
     after = outcome.after.decode().splitlines()
     gone = Counter(before) - Counter(after)
     assert gone == Counter(before[number - 1] for number in REPAIRED[name][1])
-
-
-def test_clean_and_pending_files_are_left_alone() -> None:
-    for path in (TOOL, DANGLING, REJECTED, DIR / "rewound-dead-branch.jsonl"):
-        assert not fix(path).changed, path.name
 
 
 def test_persisted_placeholder_is_removed_as_the_spec_says() -> None:

@@ -18,6 +18,7 @@ RULE = Rule(
     (Applicability.SAFE, Applicability.UNSAFE),
     screen=Screening.ASKED,
     phase=Phase.PAIRING,
+    applicability_when="safe (byte-identical copy); unsafe (differs)",
 )
 
 COPY = safe("the removed result is a byte-identical copy of the one kept")

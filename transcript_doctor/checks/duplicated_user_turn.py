@@ -29,6 +29,7 @@ RULE = Rule(
     screen=Screening.EXCLUDED,
     phase=Phase.RECORDS,
     rank=2,
+    applicability_when="safe (byte-identical copy); unsafe (differs)",
 )
 
 COPY = safe("the removed record is a byte-identical copy of the one kept")

@@ -32,6 +32,7 @@ RULE = Rule(
     screen=Screening.ASKED,
     phase=Phase.TURNS,
     rank=3,
+    applicability_when="safe (empty); unsafe (thinking-only)",
 )
 
 

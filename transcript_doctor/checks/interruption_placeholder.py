@@ -20,6 +20,7 @@ RULE = Rule(
     screen=Screening.ASKED,
     phase=Phase.TURNS,
     rank=2,
+    applicability_when="safe (marker only); unsafe (beside thinking or other blocks)",
 )
 
 

@@ -20,6 +20,7 @@ RULE = Rule(
     screen=Screening.ASKED,
     phase=Phase.TURNS,
     rank=1,
+    applicability_when="safe (placeholder only); unsafe (beside thinking or other blocks)",
 )
 
 
