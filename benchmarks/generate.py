@@ -22,9 +22,9 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|\$rewindTo|parentId|firstKeptEntryId)"'
-    rb'\s*:\s*")([^"]+)"'
-)
+    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|parentId|firstKeptEntryId|\$rewindTo)"'
+    rb'\s*:\s*")([^"{}]+)"'
+)  # no braces in an id: a torn value glued to the next record is left as it is
 PARENT_NULL = re.compile(rb'"(parentUuid|parentId)":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')
 ENTRY_ID = re.compile(rb'^\{"type":"[^"]*","id":"([^"]+)"')  # Pi entries start type, id, parentId
@@ -62,7 +62,12 @@ def _split_head(template: bytes) -> tuple[list[bytes], list[bytes]]:
     if not lines[-1].endswith(b"\n"):
         lines[-1] += b"\n"
     first = lines[0]
-    header = b'"session_meta"' in first or b'"projectHash"' in first or first.startswith(b'{"type":"session",')
+    header = (
+        b'"session_meta"' in first
+        or b'"projectHash"' in first
+        or b'"type":"session.start"' in first
+        or first.startswith(b'{"type":"session",')
+    )
     head = lines[:1] if header else []
     return head, lines[len(head) :]
 

@@ -22,6 +22,7 @@ _MODULES = (
     "claude_code",
     "codex",
     "pi",
+    "copilot_cli",
     "openworker",
     "neurolink",
     "mistral_vibe",

@@ -151,6 +151,22 @@ damaged_session() {
     collect
 }
 
+# fixed_session NAME KIND: as damaged_session, then repaired by `transcript-doctor fix --in-place`
+# ($TRANSCRIPT_DOCTOR, default: on PATH) before the resume: does the CLI take the repair?
+fixed_session() {
+    setup "$1" damaged
+    phase 1 copilot-damaged.json -p "Run echo, then read notes.txt"
+    local f
+    f=$(events_file)
+    cp "$f" "$DEST/events.before-damage.jsonl"
+    "$PYTHON" "$FAKEMODEL_DIR/recipes/copilot_damage.py" "$2" "$f"
+    cp "$f" "$DEST/events.damaged.jsonl"
+    "${TRANSCRIPT_DOCTOR:-transcript-doctor}" fix --in-place "$f" >"$DEST/fix.stdout" 2>&1
+    cp "$f" "$DEST/events.fixed.jsonl"
+    resume_phase 2 copilot-orphan.resume.json "Go on"
+    collect
+}
+
 # resume_phase N SCENARIO PROMPT: resume the newest session by id, if there is one.
 resume_phase() {
     local id
@@ -250,6 +266,12 @@ record() {
         damaged_session glued-resume glued ;;
     rawnl-resume)  # hand-made damage: one event split over two lines by a raw newline
         damaged_session rawnl-resume rawnl ;;
+    rawsep-resume)  # hand-made damage: a raw U+2028 inside a tool result string
+        damaged_session rawsep-resume rawsep ;;
+    rawpara-resume)  # hand-made damage: a raw U+2029 inside a tool result string
+        damaged_session rawpara-resume rawpara ;;
+    orphan-fixed-resume)  # the orphan-resume damage repaired by transcript-doctor, then resumed
+        fixed_session orphan-fixed-resume orphan ;;
     *) echo "unknown session $1" >&2; return 1 ;;
     esac
 }
@@ -257,7 +279,8 @@ record() {
 if [ $# -eq 0 ]; then
     set -- clean tools continue thinking parallel kill-tool kill-tool-step2 kill-stream \
         kill-stream-step2 http500 drop drop-tool subagent subagent-parallel kill-subagent u2028 \
-        orphan-resume torn-resume nul-resume glued-resume rawnl-resume
+        orphan-resume torn-resume nul-resume glued-resume rawnl-resume rawsep-resume \
+        rawpara-resume orphan-fixed-resume
 fi
 for s in "$@"; do
     record "$s"

@@ -53,6 +53,24 @@ def rawnl(lines: list[str]) -> list[str]:
     return out
 
 
+def rawsep(lines: list[str], separator: str = "\u2028") -> list[str]:
+    """Write the first tool result's escaped newline as a raw U+2028 LINE SEPARATOR (what
+    versions before the escaping wrote, #2012): valid JSON, one line split by U+2028 only."""
+    out: list[str] = []
+    done = False
+    for line in lines:
+        if not done and '"type":"tool.execution_complete"' in line and "\\n" in line:
+            line = line.replace("\\n", separator, 1)
+            done = True
+        out.append(line)
+    return out
+
+
+def rawpara(lines: list[str]) -> list[str]:
+    """The same with a raw U+2029 PARAGRAPH SEPARATOR."""
+    return rawsep(lines, "\u2029")
+
+
 def main() -> None:
     kind, path = sys.argv[1], sys.argv[2]
     with open(path, "rb") as f:
@@ -62,7 +80,14 @@ def main() -> None:
             f.write(raw + b"\x00" * 64)
         return
     lines = raw.decode("utf-8").split("\n")
-    damage = {"orphan": orphan, "torn": torn, "glued": glued, "rawnl": rawnl}[kind]
+    damage = {
+        "orphan": orphan,
+        "torn": torn,
+        "glued": glued,
+        "rawnl": rawnl,
+        "rawsep": rawsep,
+        "rawpara": rawpara,
+    }[kind]
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write("\n".join(damage(lines)))
 

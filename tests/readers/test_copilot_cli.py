@@ -1,0 +1,466 @@
+"""Reader copilot-cli: detection and look-alikes, the replayed history, every damage shape at
+its line, repairs byte for byte (default fix safe, destructive ones unsafe), on the files
+Copilot CLI 1.0.102 wrote (fixtures/copilot-cli, README there) and on edits of them that
+each test documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import FIXTURES, detected, detected_bytes, findings, fix, lint_bytes
+
+from transcript_doctor import readers
+from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
+from transcript_doctor.model import PartKind, Role
+from transcript_doctor.readers.copilot_cli import READER
+from transcript_doctor.readers.copilot_cli.repair import derived_id
+from transcript_doctor.source import sniff
+
+DIR = FIXTURES / "copilot-cli"
+EVENT_LOGS = sorted(p for p in DIR.rglob("events*.jsonl"))
+BACKUPS = sorted(DIR.rglob("events.jsonl.backup-before-recovery-*"))
+
+
+def log(session: str, name: str = "events.jsonl") -> Path:
+    """A session's file: its live log (under session-state/<uuid>/) or a kept copy."""
+    if name == "events.jsonl":
+        (found,) = (DIR / session / "session-state").glob("*/events.jsonl")
+        return found
+    return DIR / session / name
+
+
+def events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line]
+
+
+def compact(event: dict[str, Any]) -> bytes:
+    """An event as the CLI writes it: compact JSON, non-ASCII raw."""
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def join(lines: list[bytes]) -> bytes:
+    return b"".join(line + b"\n" for line in lines)
+
+
+def lines_of(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    assert data.endswith(b"\n")
+    return data[:-1].split(b"\n")
+
+
+def codes(name: str, data: bytes) -> list[tuple[str, int]]:
+    report = lint_bytes(name, data)
+    assert report.error is None, report.error
+    return [(f.finding.rule.code, f.origin.line) for f in report.findings]
+
+
+# -- detection ------------------------------------------------------------------------
+
+
+def test_every_recorded_log_is_claimed_by_this_reader_only() -> None:
+    assert len(EVENT_LOGS) >= 30
+    for path in EVENT_LOGS:
+        source = sniff(str(path), path.read_bytes())
+        claims = {r.name: readers.claim(r, source) for r in readers.all_readers()}
+        mine = claims.pop("copilot-cli")
+        assert mine is not None and mine.transcript, path
+        assert all(c is None for c in claims.values()), (path, claims)
+
+
+def test_a_log_that_lost_its_first_line_is_still_claimed() -> None:
+    rest = lines_of(log("tools"))[1:]
+    claim = READER.detect(sniff("events.jsonl", join(rest)))
+    assert claim is not None and claim.score == 50 and claim.transcript
+
+
+def test_the_clis_recovery_backup_is_a_companion_not_a_transcript() -> None:
+    assert len(BACKUPS) == 4
+    for path in BACKUPS:
+        source = sniff(str(path), path.read_bytes())
+        found = readers.detect(source)
+        assert found is not None
+        assert found[0].name == "copilot-cli" and not found[1].transcript, path
+    report = lint_bytes(str(BACKUPS[0]), BACKUPS[0].read_bytes())
+    assert report.findings == []
+
+
+def test_request_logs_of_the_fake_server_are_not_claimed() -> None:
+    for path in sorted(DIR.rglob("requests-*.jsonl"))[:6]:
+        assert detected(path) != "copilot-cli"
+
+
+LOOK_ALIKES = {
+    # Kimi Code wire.jsonl style: an event envelope with other type names.
+    "other-event-names": [
+        {"type": "TurnBegin", "data": {}, "id": "a", "timestamp": "2026-01-01T00:00:00Z", "parentId": None},
+        {
+            "type": "StepBegin",
+            "data": {"n": 1},
+            "id": "b",
+            "timestamp": "2026-01-01T00:00:01Z",
+            "parentId": "a",
+        },
+    ],
+    # Copilot type names in an envelope with a key the CLI never writes.
+    "foreign-key": [
+        {
+            "type": "user.message",
+            "data": {"content": "hi"},
+            "id": "a",
+            "uuid": "u",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "parentId": None,
+        }
+    ],
+    # `data` that is not an object.
+    "data-not-object": [
+        {
+            "type": "user.message",
+            "data": "hi",
+            "id": "a",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "parentId": None,
+        }
+    ],
+    # No parentId at all.
+    "no-parent": [{"type": "user.message", "data": {"content": "hi"}, "id": "a", "timestamp": "t"}],
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOK_ALIKES))
+def test_look_alikes_are_not_claimed(name: str) -> None:
+    data = join([compact(e) for e in LOOK_ALIKES[name]])
+    assert READER.detect(sniff("events.jsonl", data)) is None
+    assert detected_bytes("events.jsonl", data) != "copilot-cli"
+
+
+def test_no_other_fixture_is_claimed() -> None:
+    for path in sorted(FIXTURES.rglob("*.json*")):
+        if DIR in path.parents or path.suffix not in (".json", ".jsonl"):
+            continue
+        try:
+            source = sniff(str(path), path.read_bytes())
+        except Exception:
+            continue
+        assert readers.claim(READER, source) is None, path
+
+
+# -- the replayed history ---------------------------------------------------------------
+
+
+def test_history_is_what_the_cli_replays() -> None:
+    (conversation,) = READER.read(sniff("events.jsonl", log("tools").read_bytes()))
+    shape = [(m.role, m.origin.line, [p.kind for p in m.parts]) for m in conversation.messages]
+    text, call, result = PartKind.TEXT, PartKind.TOOL_CALL, PartKind.TOOL_RESULT
+    assert shape == [
+        (Role.USER, 2, [text]),
+        (Role.SYSTEM, 3, [text]),
+        (Role.ASSISTANT, 6, [text, call]),
+        (Role.USER, 8, [result]),
+        (Role.ASSISTANT, 12, [text, call]),
+        (Role.USER, 14, [result]),
+        (Role.ASSISTANT, 18, [text]),
+        (Role.USER, 22, [text]),
+        (Role.ASSISTANT, 25, [text, call]),
+        (Role.USER, 27, [result]),
+        (Role.ASSISTANT, 31, [text]),
+    ]
+    prompt = conversation.messages[0].parts[0]
+    assert prompt.origin.pointer == "/data/transformedContent"
+    assert prompt.text.endswith("Run echo, then read notes.txt")
+
+
+def test_parallel_completions_answer_one_turn_in_finishing_order() -> None:
+    (conversation,) = READER.read(sniff("events.jsonl", log("parallel").read_bytes()))
+    results = [m for m in conversation.messages if m.tool_results]
+    assert len(results) == 1
+    assert [p.call_id for p in results[0].parts] == ["call_par_2", "call_par_0", "call_par_1"]
+    assert findings(log("parallel")) == []
+
+
+def test_sub_agent_events_are_not_in_the_main_history() -> None:
+    (conversation,) = READER.read(sniff("events.jsonl", log("subagent-parallel").read_bytes()))
+    # Prompt, system, the two task calls, both completions (lines 36 and 42, after the
+    # sub-agents' interleaved lines 9-42 and between them), the answer.
+    shape = [(m.role, m.origin.line, [p.origin.line for p in m.parts]) for m in conversation.messages]
+    assert shape == [
+        (Role.USER, 2, [2]),
+        (Role.SYSTEM, 3, [3]),
+        (Role.ASSISTANT, 6, [6, 6, 6]),
+        (Role.USER, 36, [36, 42]),
+        (Role.ASSISTANT, 46, [46]),
+    ]
+    calls = [p.call_id for m in conversation.messages for p in m.tool_calls]
+    results = [p.call_id for m in conversation.messages for p in m.tool_results]
+    assert len(calls) == 2 and sorted(calls) == sorted(results)
+
+
+def test_reasoning_is_a_thought() -> None:
+    (conversation,) = READER.read(sniff("events.jsonl", log("thinking").read_bytes()))
+    first = next(m for m in conversation.messages if m.role is Role.ASSISTANT)
+    assert first.parts[0].kind is PartKind.THINKING and first.parts[0].origin.pointer == "/data/reasoningText"
+
+
+# Each recorded file's exact findings and fix diffs are data: tests/expectations/copilot-cli.json.
+
+
+# -- repairs ------------------------------------------------------------------------------
+
+
+def test_unanswered_call_gets_the_clis_own_completion_shape() -> None:
+    """The gap of orphan-resume: the synthetic completion goes right after the view call's
+    tool.execution_start (line 13), and the next line's parentId names it."""
+    path = log("orphan-resume", "events.damaged.jsonl")
+    original = lines_of(path)
+    outcome = fix(path, unsafe=False)
+    start = json.loads(original[12])
+    new_id = derived_id(start["id"], "call_view_1")
+    synthetic = {
+        "type": "tool.execution_complete",
+        "data": {
+            "toolCallId": "call_view_1",
+            "success": False,
+            "error": {"message": SYNTHETIC_RESULT_TEXT, "code": "interrupted"},
+        },
+        "id": new_id,
+        "timestamp": start["timestamp"],
+        "parentId": start["id"],
+    }
+    relinked = original[13].replace(start["id"].encode(), new_id.encode())
+    assert relinked != original[13]
+    assert outcome.after == join([*original[:13], compact(synthetic), relinked, *original[14:]])
+    assert [a.rule for a in outcome.applied] == ["TD301"]
+
+
+def test_the_repair_the_cli_resumed_is_the_one_fix_makes() -> None:
+    """orphan-fixed-resume: events.fixed.jsonl is what `fix --in-place` made of the damaged
+    log before the real CLI resumed it (and replayed the synthetic text, requests-2)."""
+    outcome = fix(log("orphan-fixed-resume", "events.damaged.jsonl"), unsafe=False)
+    assert outcome.after == log("orphan-fixed-resume", "events.fixed.jsonl").read_bytes()
+    resumed = log("orphan-fixed-resume").read_bytes()
+    assert resumed.startswith(outcome.after)
+    replay = [
+        json.loads(line)
+        for line in (DIR / "orphan-fixed-resume" / "requests-2.jsonl").read_text().splitlines()
+    ]
+    tools = [m for m in replay[0]["body"]["messages"] if m["role"] == "tool"]
+    assert [(m["tool_call_id"], m["content"]) for m in tools][1] == ("call_view_1", SYNTHETIC_RESULT_TEXT)
+
+
+@pytest.mark.parametrize("starts", [True, False])
+def test_two_missing_results_chain_one_after_the_other(tmp_path: Path, starts: bool) -> None:
+    """parallel with the completions of call_par_1 and call_par_2 removed (and, without
+    ``starts``, their tool.execution_start lines too), the chain re-linked so that only the
+    gaps are damage.  Each synthetic completion follows its call's start, or both follow the
+    assistant.message in call order; every line then names the line above it."""
+    gone = {"call_par_1", "call_par_2"}
+    kinds = ("tool.execution_complete",) if starts else ("tool.execution_complete", "tool.execution_start")
+    kept = [
+        e for e in events(log("parallel")) if not (e["type"] in kinds and e["data"].get("toolCallId") in gone)
+    ]
+    for k in range(1, len(kept)):
+        kept[k]["parentId"] = kept[k - 1]["id"]
+    path = _derived(tmp_path, "events.jsonl", [compact(e) for e in kept])
+    assert [c for c, _, _ in findings(path)] == ["TD301", "TD301"]
+    out = [json.loads(line) for line in fix(path, unsafe=False).after.split(b"\n") if line]
+    assert len(out) == len(kept) + 2
+    for k in range(1, len(out)):
+        assert out[k]["parentId"] == out[k - 1]["id"], k
+    synthetic = [(i, e["data"]) for i, e in enumerate(out) if e["data"].get("success") is False]
+    assert [d["toolCallId"] for _, d in synthetic] == ["call_par_1", "call_par_2"]
+    assert all(d["error"] == {"message": SYNTHETIC_RESULT_TEXT, "code": "interrupted"} for _, d in synthetic)
+    if starts:
+        for i, d in synthetic:
+            above = out[i - 1]
+            assert above["type"] == "tool.execution_start" and above["data"]["toolCallId"] == d["toolCallId"]
+            assert out[i]["timestamp"] == above["timestamp"]
+    else:
+        (first, _), (second, _) = synthetic
+        message = out[first - 1]
+        assert message["type"] == "assistant.message" and second == first + 1
+        assert out[first]["timestamp"] == out[second]["timestamp"] == message["timestamp"]
+
+
+def _derived(tmp_path: Path, name: str, lines: list[bytes]) -> Path:
+    path = tmp_path / name
+    path.write_bytes(join(lines))
+    return path
+
+
+def test_duplicate_completion_byte_copy_is_a_safe_removal(tmp_path: Path) -> None:
+    """tools with its bash completion (line 8) written twice: TD303 at the copy (line 9)."""
+    original = lines_of(log("tools"))
+    path = _derived(tmp_path, "events.jsonl", [*original[:8], original[7], *original[8:]])
+    assert findings(path) == [("TD303", 9, "/data/result/content")]
+    assert fix(path, unsafe=False).after == join(original)
+
+
+def test_duplicate_completion_with_other_output_needs_unsafe_fixes(tmp_path: Path) -> None:
+    """The same, the copy with another output and id: removing it destroys tool output."""
+    original = lines_of(log("tools"))
+    copy = json.loads(original[7])
+    copy["data"]["result"]["content"] = "other output"
+    copy["id"] = "00000000-0000-4000-8000-000000000001"
+    path = _derived(tmp_path, "events.jsonl", [*original[:8], compact(copy), *original[8:]])
+    assert findings(path) == [("TD303", 9, "/data/result/content")]
+    assert fix(path, unsafe=False).after == path.read_bytes()
+    # turn_end (line 10) named the real completion, not the copy: its link stays.
+    assert fix(path).after == join(original)
+
+
+def test_orphan_completion_removed_and_its_child_relinked(tmp_path: Path) -> None:
+    """tools with the view call's assistant.message (line 12) removed and the start re-linked:
+    its completion (now line 13) answers nothing (TD302); removing it re-points turn_end."""
+    original = lines_of(log("tools"))
+    start = json.loads(original[12])
+    start["parentId"] = json.loads(original[10])["id"]
+    damaged = [*original[:11], compact(start), *original[13:]]
+    path = _derived(tmp_path, "events.jsonl", damaged)
+    assert [(c, n) for c, n, _ in findings(path)] == [("TD302", 13)]
+    assert fix(path, unsafe=False).after == path.read_bytes()  # it removes tool output
+    outcome = fix(path)
+    turn_end = original[14].replace(json.loads(original[13])["id"].encode(), start["id"].encode())
+    assert outcome.after == join([*damaged[:12], turn_end, *damaged[14:]])
+
+
+def test_empty_turn_removed_and_chain_kept(tmp_path: Path) -> None:
+    """tools' final answer (line 31) emptied: TD103; removing it re-points turn_end (32)."""
+    original = lines_of(log("tools"))
+    answer = json.loads(original[30])
+    answer["data"]["content"] = ""
+    damaged = [*original[:30], compact(answer), *original[31:]]
+    path = _derived(tmp_path, "events.jsonl", damaged)
+    assert [(c, n) for c, n, _ in findings(path)] == [("TD103", 31)]
+    after = fix(path, unsafe=False).after  # nothing to lose: applied by default
+    turn_end = original[31].replace(answer["id"].encode(), answer["parentId"].encode())
+    assert after == join([*original[:30], turn_end, *original[32:]])
+
+
+def test_prompt_recorded_twice_is_a_safe_removal(tmp_path: Path) -> None:
+    """tools' second prompt (line 22) as a byte copy right after it: TD403, safe."""
+    original = lines_of(log("tools"))
+    path = _derived(tmp_path, "events.jsonl", [*original[:22], original[21], *original[22:]])
+    assert [(c, n) for c, n, _ in findings(path)] == [("TD403", 23)]
+    assert fix(path, unsafe=False).after == join(original)
+
+
+def test_prompt_typed_twice_is_not_a_duplicate(tmp_path: Path) -> None:
+    original = lines_of(log("tools"))
+    again = json.loads(original[21])
+    again["id"] = "00000000-0000-4000-8000-000000000000"
+    path = _derived(tmp_path, "events.jsonl", [*original[:22], compact(again), *original[22:]])
+    assert findings(path) == []
+
+
+@pytest.mark.parametrize(
+    ("session", "repaired"),
+    [("torn-resume", "drop"), ("nul-resume", "drop"), ("glued-resume", "split")],
+)
+def test_line_damage_repaired_by_default(session: str, repaired: str) -> None:
+    path = log(session, "events.damaged.jsonl")
+    before = lines_of(log(session, "events.before-damage.jsonl"))
+    after = fix(path, unsafe=False).after
+    if session == "nul-resume":  # the NUL run after the last newline
+        assert after == join(before)
+    elif repaired == "drop":
+        assert after == join(before[:-1])
+    else:  # the complete session.shutdown after the stub is kept (the CLI dropped it)
+        assert after == join([*before[:-2], before[-1]])
+
+
+def test_split_event_is_reported_not_guessed() -> None:
+    path = log("rawnl-resume", "events.damaged.jsonl")
+    outcome = fix(path, unsafe=False)
+    assert [a.rule for a in outcome.applied] == ["TD301"]
+    damaged = lines_of(path)
+    assert outcome.after.startswith(join(damaged[:7]))  # the insert follows the start (line 7)
+    assert outcome.after.endswith(join(damaged[9:]))  # the split halves (8, 9) stay as they are
+    assert join(damaged[7:9]) in outcome.after
+
+
+# -- hazards and edge shapes -------------------------------------------------------------
+
+
+def test_raw_control_character_in_a_string_is_unparseable() -> None:
+    """A raw tab inside tools' first result: JSON.parse rejects it like orjson, so the
+    completion is lost to the CLI too and its call is unanswered."""
+    original = lines_of(log("tools"))
+    tab = original[7].replace(b"\\n", b"\t", 1)
+    assert tab != original[7]
+    assert codes("events.jsonl", join([*original[:7], tab, *original[8:]])) == [("TD301", 6), ("TD001", 8)]
+
+
+def test_unparseable_sub_agent_line_is_reported() -> None:
+    original = lines_of(log("subagent"))
+    torn = original[16][:40]
+    assert codes("events.jsonl", join([*original[:16], torn, *original[17:]])) == [("TD001", 17)]
+
+
+def test_steering_prompt_between_a_call_and_its_result_is_not_displacement() -> None:
+    """A prompt delivered while the tool ran (SDK `delivery: "steering"`) recorded between
+    the start (line 7) and the completion (line 8) of tools' first call."""
+    original = lines_of(log("tools"))
+    prompt = json.loads(original[21])
+    prompt["data"]["delivery"] = "steering"
+    data = join([*original[:7], compact(prompt), *original[7:21], *original[22:]])
+    assert codes("events.jsonl", data) == []
+    prompt["data"]["delivery"] = "idle"
+    data = join([*original[:7], compact(prompt), *original[7:21], *original[22:]])
+    assert codes("events.jsonl", data) == [("TD304", 9)]
+
+
+def test_unknown_event_types_and_odd_values_are_skipped() -> None:
+    original = lines_of(log("tools"))
+    odd = [
+        {"type": "future.event", "data": {"x": 1}, "id": "e1", "timestamp": "t", "parentId": None},
+        {
+            "type": "assistant.message",
+            "data": {"toolRequests": "nope", "content": 3},
+            "id": "e2",
+            "timestamp": "t",
+            "parentId": None,
+        },
+        {
+            "type": "tool.execution_complete",
+            "data": {"success": True},
+            "id": "e3",
+            "timestamp": "t",
+            "parentId": None,
+        },
+    ]
+    data = join([*original[:20], *(compact(e) for e in odd)])
+    # The message with neither text nor calls is an empty turn; the completion naming no
+    # call an orphan; the unknown type nothing.
+    assert codes("events.jsonl", data) == [("TD103", 22), ("TD302", 23)]
+
+
+def test_values_of_the_wrong_type_are_skipped_not_a_crash() -> None:
+    """Ids that are not strings (an unhashable list among them), requests that are not
+    objects: read as nothing, never an internal error."""
+    original = lines_of(log("tools"))
+    odd = [
+        {"type": "assistant.message", "data": {"content": "x", "toolRequests": [1, {"toolCallId": []}]}},
+        {"type": "tool.execution_start", "data": {"toolCallId": ["a"]}},
+        {"type": "tool.execution_complete", "data": {"toolCallId": {"a": 1}, "result": []}},
+        {"type": "user.message", "data": {"content": None, "transformedContent": 5}},
+        {"type": "system.message", "data": {"content": ["x"]}},
+    ]
+    stamped = [{**e, "id": f"e{k}", "timestamp": "t", "parentId": None} for k, e in enumerate(odd)]
+    data = join([*original[:20], *(compact(e) for e in stamped)])
+    # The call without a usable id never pairs (TD301: a prompt follows); the completion
+    # naming no call is an orphan.
+    assert codes("events.jsonl", data) == [("TD301", 21), ("TD302", 23)]
+
+
+def test_a_foreign_record_after_the_header_is_skipped_as_unknown() -> None:
+    """A line of another shape among the first records (here a bare object after the
+    session.start) does not hide the layout: the file is still read, the line skipped."""
+    original = lines_of(log("tools"))
+    data = join([original[0], b'{"role":"user","content":"hi"}', *original[1:]])
+    assert detected_bytes("events.jsonl", data) == "copilot-cli"
+    assert codes("events.jsonl", data) == []
+    headless = join([b'{"role":"user","content":"hi"}', *original[1:]])
+    assert READER.detect(sniff("events.jsonl", headless)) is None

@@ -1,0 +1,194 @@
+"""Byte edits of Copilot CLI event logs for ``fix`` (reader ``copilot-cli``, spec §7).
+
+A repair adds or removes whole event lines.  Each line's ``parentId`` names the line above
+it ("the chronologically preceding event", SDK ``SessionEvent``), across agents, so an edit
+re-points the one line whose link it broke: the line after a removed event takes the removed
+event's place in the chain, and the line after an inserted event names the new one.  A link
+that was already broken (the CLI's own recovery leaves them, and resumes fine) is left as it
+is.  One :class:`Chain` per editor remembers what earlier repairs of the same run did.
+
+The synthetic result is the CLI's own resume-time completion (``kill-tool`` E:9: ``{type:
+"tool.execution_complete", data: {toolCallId, model: "resumed", interactionId: "resume",
+success: false, error: {message, code: "interrupted"}}, id, timestamp, parentId}``) without
+``model``/``interactionId``, which would claim the CLI wrote it; ``success`` and
+``toolCallId`` are the SDK's required fields, ``error.code`` optional.  It goes right after
+the call's ``tool.execution_start`` (or its ``assistant.message`` when the start is
+missing), with the timestamp of the line it follows and an id derived from that line and the
+call (the same damage is always repaired with the same bytes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from weakref import WeakKeyDictionary
+
+import orjson
+
+from transcript_doctor.actions import (
+    SYNTHETIC_RESULT_TEXT,
+    InsertResult,
+    RemoveDuplicate,
+    RemoveMessage,
+    RemoveResult,
+)
+from transcript_doctor.editing import EditError, Lines
+from transcript_doctor.model import Part
+from transcript_doctor.readers.base import Edit, Repair
+from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
+from transcript_doctor.transcript import Transcript
+
+_MISSING = object()
+_CHAINS: WeakKeyDictionary[Lines, Chain] = WeakKeyDictionary()
+
+
+def derived_id(follows: str, call_id: str) -> str:
+    """A UUID v4-shaped event id that depends only on the line it follows and the call."""
+    digest = hashlib.sha256(
+        f"transcript-doctor\0{follows}\0{call_id}".encode("utf-8", "surrogatepass")
+    ).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
+
+
+@dataclass(slots=True)
+class Chain:
+    """The ``parentId`` chain of one file as the repairs of one editor leave it."""
+
+    edit: Lines
+    removed: set[int] = field(default_factory=set)
+    tail: dict[int, str] = field(default_factory=dict)  # last event inserted after a line
+    _records: dict[int, Any] = field(default_factory=dict)
+
+    def record(self, index: int) -> Any:
+        if index not in self._records:
+            line = self.edit.line(index)
+            start = line.start + (3 if index == 0 and self.edit.source.bom else 0)
+            try:
+                self._records[index] = orjson.loads(self.edit.data[start : line.end])
+            except orjson.JSONDecodeError:
+                self._records[index] = None
+        return self._records[index]
+
+    def field(self, index: int, key: str) -> Any:
+        record = self.record(index) if 0 <= index < len(self.edit.lines) else None
+        return record.get(key, _MISSING) if isinstance(record, dict) else _MISSING
+
+    def end_id(self, index: int) -> str | None:
+        """The id of the event that now ends the chain at line ``index`` (its own, the
+        last one inserted after it, or, when it was removed, the one before it)."""
+        while index >= 0:
+            if index in self.tail:
+                return self.tail[index]
+            if index not in self.removed:
+                own = self.field(index, "id")
+                if not isinstance(own, str):
+                    raise EditError(f"line {self.edit.line(index).number} has no event id to link to")
+                return own
+            index -= 1
+        return None
+
+    def relink(self, index: int) -> None:
+        """Point the first line kept after ``index`` at the event now before it, if its link
+        named the line above it (an intact link)."""
+        following = index + 1
+        while following in self.removed:
+            following += 1
+        if following >= len(self.edit.lines):
+            return
+        parent = self.field(following, "parentId")
+        if parent != self.field(following - 1, "id") or parent is _MISSING:
+            return  # a link that was already broken stays as it is
+        new = self.end_id(following - 1)
+        if new != parent:
+            self.edit.text(following).replace("/parentId", new)
+
+    def remove(self, index: int) -> None:
+        if index in self.tail:
+            raise EditError(f"line {self.edit.line(index).number} has a repair after it")
+        self.removed.add(index)
+        self.edit.remove(index)
+        self.relink(index)
+
+    def insert_after(self, index: int, build: Any) -> None:
+        """Insert the event ``build(parent)`` returns after line ``index``."""
+        parent = self.end_id(index)
+        event = build(parent)
+        self.edit.insert_after(index, event)
+        self.tail[index] = event["id"]
+        self.relink(index)
+
+
+def chain(edit: Lines) -> Chain:
+    found = _CHAINS.get(edit)
+    if found is None:
+        found = _CHAINS[edit] = Chain(edit)
+    return found
+
+
+def event_index(ref: object) -> int:
+    if not isinstance(ref, EventRef):
+        raise EditError("this element is not a Copilot event")
+    return ref.record
+
+
+def remove_event(ref: object, edit: Lines) -> str:
+    """Remove one event line; the line after it takes its place in the chain."""
+    chain(edit).remove(event_index(ref))
+    return "remove"
+
+
+def insert_result(call: Part, edit: Lines) -> str:
+    """Answer ``call`` with a failed completion in the CLI's own shape (module docstring)."""
+    ref = call.ref
+    if not isinstance(ref, CallRef) or call.call_id is None:
+        raise EditError("this tool request has no call id to answer")
+    links = chain(edit)
+    anchor = ref.start if ref.start is not None else ref.record
+    timestamp = links.field(anchor, "timestamp")
+    if not isinstance(timestamp, str):
+        raise EditError(f"line {edit.line(anchor).number} has no timestamp to copy")
+    call_id = call.call_id
+
+    def build(parent: str | None) -> dict[str, Any]:
+        return {
+            "type": "tool.execution_complete",
+            "data": {
+                "toolCallId": call_id,
+                "success": False,
+                "error": {"message": SYNTHETIC_RESULT_TEXT, "code": "interrupted"},
+            },
+            "id": derived_id(parent or "", call_id),
+            "timestamp": timestamp,
+            "parentId": parent,
+        }
+
+    links.insert_after(anchor, build)
+    return "insert"
+
+
+class CopilotCliRepair(Repair):
+    """Whole events added or removed, the ``parentId`` chain kept whole (module docstring);
+    TD001 is the base class's."""
+
+    def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
+        return insert_result(action.call, _lines(edit))
+
+    def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
+        return remove_event(action.part.ref, _lines(edit))
+
+    def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
+        return remove_event(action.message.ref, _lines(edit))
+
+    def remove_duplicate(self, transcript: Transcript, action: RemoveDuplicate, edit: Edit) -> str:
+        return remove_event(action.message.ref, _lines(edit))
+
+
+def _lines(edit: Edit) -> Lines:
+    if not isinstance(edit, Lines):
+        raise EditError("Copilot CLI event logs are JSONL")
+    return edit
+
+
+REPAIR = CopilotCliRepair()
