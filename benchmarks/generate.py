@@ -22,11 +22,12 @@ FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
     rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
-    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|parentId|\$rewindTo)"\s*:\s*")'
-    rb'([^"{}]+)"'
+    rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|parentId|firstKeptEntryId|\$rewindTo)"'
+    rb'\s*:\s*")([^"{}]+)"'
 )  # no braces in an id: a torn value glued to the next record is left as it is
-PARENT_NULL = re.compile(rb'"parentUuid":\s*null')
+PARENT_NULL = re.compile(rb'"(parentUuid|parentId)":\s*null')
 UUID_FIELD = re.compile(rb'"uuid":\s*"([^"]+)"')
+ENTRY_ID = re.compile(rb'^\{"type":"[^"]*","id":"([^"]+)"')  # Pi entries start type, id, parentId
 
 
 def _renamed(chunk: bytes, k: int) -> bytes:
@@ -37,7 +38,7 @@ def jsonl_session(template: bytes, target: int, tail: bytes = b"") -> bytes:
     """Repeat a JSONL session's records with fresh ids until ``target`` bytes, then add
     ``tail`` (a damaged session) once.
 
-    Header-like lines (first line of Codex/Gemini files) are kept once; each repetition's
+    Header-like lines (first line of Codex/Gemini/Pi files) are kept once; each repetition's
     root record is linked to the previous repetition's last record.
     """
     head, body = _split_head(template)
@@ -61,16 +62,22 @@ def _split_head(template: bytes) -> tuple[list[bytes], list[bytes]]:
     if not lines[-1].endswith(b"\n"):
         lines[-1] += b"\n"
     first = lines[0]
-    header = b'"session_meta"' in first or b'"projectHash"' in first or b'"type":"session.start"' in first
+    header = (
+        b'"session_meta"' in first
+        or b'"projectHash"' in first
+        or b'"type":"session.start"' in first
+        or first.startswith(b'{"type":"session",')
+    )
     head = lines[:1] if header else []
     return head, lines[len(head) :]
 
 
 def _linked(line: bytes, state: list[bytes | None]) -> bytes:
     """Point a repetition's root record at the previous record, and remember this one."""
-    if state[0] is not None and PARENT_NULL.search(line):
-        line = PARENT_NULL.sub(b'"parentUuid":"' + state[0] + b'"', line, count=1)
-    found = UUID_FIELD.search(line)
+    null = PARENT_NULL.search(line) if state[0] is not None else None
+    if null is not None and state[0] is not None:
+        line = PARENT_NULL.sub(b'"' + null.group(1) + b'":"' + state[0] + b'"', line, count=1)
+    found = UUID_FIELD.search(line) or ENTRY_ID.search(line)
     if found:
         state[0] = found.group(1)
     return line

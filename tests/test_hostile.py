@@ -256,6 +256,35 @@ def test_a_100k_deep_parent_chain_and_100k_records() -> None:
     assert lint_bytes("deep.jsonl", data).reader == "claude-code"
 
 
+def test_a_100k_deep_pi_tree_and_every_parent_missing() -> None:
+    """Pi walks ``parentId`` from the last line: no recursion, and no quadratic step when
+    every link dangles (only the last line's is TD404: Pi's walk stops there)."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}
+    rows = [json.dumps(header)]
+    parent = None
+    for number in range(100_000):
+        message = (
+            {"role": "user", "content": [{"type": "text", "text": f"prompt {number}"}], "timestamp": 1}
+            if number % 2 == 0
+            else {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"}
+        )
+        entry = {
+            "type": "message",
+            "id": f"{number:08x}",
+            "parentId": parent,
+            "timestamp": "t",
+            "message": message,
+        }
+        rows.append(json.dumps(entry, separators=(",", ":")))
+        parent = f"{number:08x}"
+    data = ("\n".join(rows) + "\n").encode()
+    assert codes("deep.jsonl", data) == []
+    assert lint_bytes("deep.jsonl", data).reader == "pi"
+    dangling = ("\n".join(rows[:20_001]) + "\n").encode().replace(b'"parentId":"', b'"parentId":"x')
+    found = codes("dangling.jsonl", dangling)
+    assert found == [("TD404", 20_001)]  # the walk stops at the last line; the rest is off the path
+
+
 def _options():  # type: ignore[no-untyped-def]
     from support import _catalog
 

@@ -58,6 +58,16 @@ def test_each_loader_decides_what_is_unparseable() -> None:
     assert [e.message for e in strict.errors] == ["invalid UTF-8 at byte 6 of the record"]
 
 
+def test_a_pi_record_with_an_invalid_byte_is_read_by_node_and_reported() -> None:
+    """Pi reads its file with readFileSync("utf8"): the prompt stays in the replayed chain
+    (no TD404 past it) and its damaged byte is TD001; fix leaves the line alone."""
+    path = next((FIXTURES / "pi" / "tools" / "sessions").glob("*/*.jsonl"))
+    data = path.read_bytes().replace(b"Run echo, then read", b"Run \xe9cho, then read")
+    assert [(code, line) for code, line, _ in found("p.jsonl", data)] == [("TD001", 4)]
+    options = engine.Options(Selection.build(["ALL"]), _catalog())
+    assert fixer.fix_bytes("p.jsonl", data, options).after == data
+
+
 # -- D20: what the vendor's parser accepts is not unparseable ------------------------
 
 

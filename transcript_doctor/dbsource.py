@@ -101,7 +101,7 @@ class DatabaseSource(Source):
 
     def unreadable(self, record: int, pointer: str, why: str) -> None:
         """A row whose JSON does not parse: TD001 (never repaired: nothing to guess from)."""
-        self._report(ParseError(0, record, f"row {pointer}: {why}"))
+        self.report(ParseError(0, record, f"row {pointer}: {why}"))
 
 
 @dataclass(slots=True)

@@ -290,7 +290,7 @@ class Source:
         """The parsed record object of a JSONL line, or ``None`` after recording a TD001
         error (a line that does not parse, or a value that is not an object)."""
         if line.index == 0 and self.bom:
-            self._report(ParseError(line.number, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
+            self.report(ParseError(line.number, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
         if line.index in self._cache:
             value = self._cache.pop(line.index)
         else:
@@ -380,23 +380,24 @@ class Source:
         if value is not None and value.__class__ is not dict:
             self._not_object(line, value)  # what it is matters more than how it is spelt
             return None
-        self._report(ParseError(line.number, line.index, message, repair, keep_from, kinds))
+        self.report(ParseError(line.number, line.index, message, repair, keep_from, kinds))
         return value
 
     def reject(self, line: Line, message: str) -> None:
         """Report a line that parses here but that the vendor's own loader cannot read
         (TD001, nothing to repair); the reader leaves it out as the vendor does."""
-        self._report(ParseError(line.number, line.index, message))
+        self.report(ParseError(line.number, line.index, message))
 
     def _not_object(self, line: Line, value: Any) -> None:
         """A line whose value is not an object: no vendor reads it as a record (Qwen Code
         skips it, Gemini CLI finds no id in it)."""
         what = "null" if value is None else _JSON_TYPE.get(type(value), "value")
         message = f"a JSON {what} where a record object belongs"
-        self._report(ParseError(line.number, line.index, message, kinds=frozenset({NOT_OBJECT})))
+        self.report(ParseError(line.number, line.index, message, kinds=frozenset({NOT_OBJECT})))
 
-    def _report(self, error: ParseError) -> None:
-        """Record a TD001 error once, however often a reader reads the record."""
+    def report(self, error: ParseError) -> None:
+        """Record a TD001 error once, however often a reader reads the record (a reader
+        reports through it what its vendor's loader rejects in a file that parses)."""
         if error not in self._errors:
             self._errors.append(error)
 
@@ -407,7 +408,7 @@ class Source:
         self._parsed = True
         self._value = value
         if self.bom:
-            self._report(ParseError(1, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
+            self.report(ParseError(1, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
 
     def spans(self) -> Span:
         """Byte spans of the document's values, indexed on first use (fixes, line numbers)."""
@@ -438,7 +439,7 @@ class Source:
             self._parsed = True
             body = self.data[3:] if self.bom else self.data
             if self.bom:
-                self._report(ParseError(1, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
+                self.report(ParseError(1, 0, BOM_MESSAGE, kinds=frozenset({BOM_KIND})))
             try:
                 self._value = orjson.loads(body)
             except orjson.JSONDecodeError as exc:
@@ -446,7 +447,7 @@ class Source:
                 # vendor's loader) is known.
                 kinds, message, self._value = diagnose(body)
                 line = _line_of(self.data, getattr(exc, "pos", 0) or 0)
-                self._report(ParseError(line, 0, message, kinds=kinds))
+                self.report(ParseError(line, 0, message, kinds=kinds))
         return self._value
 
 

@@ -21,6 +21,7 @@ _MODULES = (
     "qwen_code",
     "claude_code",
     "codex",
+    "pi",
     "copilot_cli",
     "openworker",
     "neurolink",

@@ -183,13 +183,27 @@ EOF2
         cp "$f" "$DEST/session.damaged.jsonl"
         phase 2 pi-orphan.resume.json --session "$f" "Go on"
         collect ;;
+    fixed-resume)  # the kill-tool session (TD301 after its resume) repaired by
+        # `transcript-doctor fix --in-place` (TD names the tool, default transcript-doctor on
+        # PATH), then resumed again: does Pi load the repaired tree, and what does it send?
+        setup fixed-resume
+        killed_phase 1 pi-kill-tool.json 1 3 "Run the slow command"
+        resume_phase 2 pi-resume-ok.json "Are you still there?"
+        local g
+        g=$(session_file)
+        cp "$g" "$DEST/session.damaged.jsonl"
+        "${TD:-transcript-doctor}" fix --in-place --report "$DEST/fix-report.json" "$g" >"$DEST/fix.stdout" 2>&1
+        echo "exit $?" >>"$DEST/fix.stdout"
+        cp "$g" "$DEST/session.fixed.jsonl"
+        resume_phase 3 pi-resume-ok.json "And now?"
+        collect ;;
     *) echo "unknown session $1" >&2; return 1 ;;
     esac
 }
 
 if [ $# -eq 0 ]; then
     set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-stream kill-stream-step2 \
-        http500 drop drop-tool orphan-resume
+        http500 drop drop-tool orphan-resume fixed-resume
 fi
 for s in "$@"; do
     record "$s"

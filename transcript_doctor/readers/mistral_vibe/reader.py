@@ -156,8 +156,8 @@ def _report_blank_lines(source: Source) -> None:
     record = max(min(bisect.bisect_right(numbers, number), len(numbers) - 1), 0)  # the next record
     more = sum(1 for _ in BLANK.finditer(data)) - 1
     message = BLANK_MESSAGE + (f" ({more} more blank line{'s' if more > 1 else ''} after it)" if more else "")
-    # Reported once however often the file is read (Source._report deduplicates).
-    source._report(ParseError(number, record, message, kinds=frozenset({SYNTAX})))
+    # Reported once however often the file is read (Source.report deduplicates).
+    source.report(ParseError(number, record, message, kinds=frozenset({SYNTAX})))
 
 
 def _vibe_only_key(item: dict[str, Any]) -> bool:
