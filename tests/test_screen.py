@@ -17,7 +17,7 @@ from support import FIXTURES, _catalog, lint_bytes
 from transcript_doctor import catalog, checks, engine, readers
 from transcript_doctor.analysis.screen import Screen
 from transcript_doctor.checks import Selection
-from transcript_doctor.model import Role
+from transcript_doctor.model import Role, Rule, Screening, Severity
 from transcript_doctor.reporters import record
 from transcript_doctor.source import sniff
 
@@ -43,13 +43,41 @@ def test_every_rule_was_considered_by_the_screen() -> None:
     feature it reads) or file-level."""
     by_treatment: dict[str, list[str]] = {}
     for rule in checks.rules():
-        by_treatment.setdefault(rule.screen.value, []).append(rule.code)
+        if rule.screen is not Screening.NONE:  # not screened yet: see the test below
+            by_treatment.setdefault(rule.screen.value, []).append(rule.code)
     assert by_treatment == {
         "file": ["TD001", "TD002"],
         "asked": ["TD101", "TD102", "TD103", "TD201", "TD202", "TD203",
                   "TD301", "TD302", "TD303", "TD304", "TD305", "TD306"],
         "excluded": ["TD104", "TD401", "TD402", "TD403", "TD404"],
     }  # fmt: skip
+
+
+def test_a_rule_the_screen_does_not_answer_for_turns_the_screen_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new rule (``Screening.NONE``) is never missed on a conversation the screen would
+    have called clean: while it is selected, every conversation is built."""
+    new = Rule("TD999", "new-rule", Severity.ERROR, "A new rule.", screen=Screening.NONE)
+    entries = (*checks.registry(), checks.Registered(new, None))
+    monkeypatch.setattr(checks, "registry", lambda: entries)
+    checks.screenable.cache_clear()
+    seen: list[object] = []
+    reader = readers.by_name("openai-chat")
+    assert reader is not None
+    real = type(reader).read_screened
+    monkeypatch.setattr(
+        type(reader),
+        "read_screened",
+        lambda self, source, screen: seen.append(screen) or real(self, source, screen),
+    )
+    try:
+        data = (FIXTURES / "openai-chat" / "clean-parallel-tools.json").read_bytes()
+        for selection, screened in ((("TD301",), True), (("TD301", "TD999"), False)):
+            seen.clear()
+            options = engine.Options(Selection.build(selection), _catalog())
+            assert engine.lint_bytes("c.json", data, options).findings == []
+            assert [s is not None for s in seen] == [screened]
+    finally:
+        checks.screenable.cache_clear()
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))

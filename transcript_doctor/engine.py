@@ -115,7 +115,8 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
         return _unclaimed(source, options, skipped), None
     source.loader = reader.loader  # before any record is read past detection
     with _no_gc():
-        screen = Screen(options.catalog) if options.screen else None
+        screened = options.screen and checks.screenable(options.selection)
+        screen = Screen(options.catalog) if screened else None
         transcript = Transcript(reader, source, reader.read_screened(source, screen))
         found = run(transcript, options)
     return FileReport(path, reader.name, found), transcript

@@ -96,6 +96,9 @@ class Screening(str, Enum):
     FILE = "file"  # about the file, never a conversation's text: decided before screening
     ASKED = "asked"  # the screen asks the rule's own question of the parsed values
     EXCLUDED = "excluded"  # readers screen no conversation with the feature the rule reads
+    # The screen does not answer for it yet (a new rule): while the rule is selected, every
+    # conversation is built and checked, so a rule is never missed for want of a screen.
+    NONE = "none"
 
 
 @dataclass(frozen=True, slots=True)

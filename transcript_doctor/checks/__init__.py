@@ -69,6 +69,13 @@ def selected(selection: Selection, conversations: bool) -> tuple[tuple[Rule, Che
     )
 
 
+@cache
+def screenable(selection: Selection) -> bool:
+    """Whether the clean-file screen answers for every selected rule (``Screening.NONE``:
+    it does not, and conversations are built without it)."""
+    return all(entry.rule.screen is not Screening.NONE for entry in registry() if entry.rule in selection)
+
+
 def rules() -> tuple[Rule, ...]:
     return tuple(entry.rule for entry in registry())
 
