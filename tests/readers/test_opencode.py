@@ -176,6 +176,20 @@ def test_export_findings(case: str, expected: list[str]) -> None:
     assert not any(r["fixable"] for r in found)
 
 
+@pytest.mark.parametrize("state", [0, [], {"status": []}, {"status": {"x": 1}}, {"status": 3}])
+def test_a_tool_state_of_an_unknown_shape_is_answered_not_a_crash(tmp_path: Path, state: Any) -> None:
+    """Found by the fuzz suite: a ``state`` or ``status`` that is not what OpenCode writes
+    is a shape this reader does not know, never damage and never a traceback."""
+    export = json.loads((DIR / "tools" / "export-1.json").read_text())
+    for message in export["messages"]:
+        for part in message["parts"]:
+            if part.get("type") == "tool":
+                part["state"] = state
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    assert lint_json(path) == []
+
+
 def test_every_export_is_detected() -> None:
     for path in sorted(DIR.rglob("export*.json")):
         assert detected(path) == "opencode", path

@@ -231,7 +231,8 @@ class _History:
         # alike get two ids.
         key = ("event", event_id, text) if isinstance(event_id, str) else None
         message = Message(Role.USER, [part], Origin(number, index), dup_key=key, ref=EventRef(index))
-        if self.calls and data.get("delivery") in LATE_DELIVERY:
+        delivery = data.get("delivery")
+        if self.calls and isinstance(delivery, str) and delivery in LATE_DELIVERY:
             self.held.append(message)
         else:
             self._append(message)

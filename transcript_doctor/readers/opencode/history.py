@@ -126,11 +126,12 @@ def _tool(body: dict[str, Any], part: Record) -> tuple[Part, Part | None]:
     name = name if isinstance(name, str) else None
     call = Part(PartKind.TOOL_CALL, part.origin, call_id=call_id, name=name, ref=part.ref)
     state = body.get("state")
-    status = state.get("status") if isinstance(state, dict) else None
+    state = state if isinstance(state, dict) else None  # a shape this reader does not know
+    status = state.get("status") if state is not None else None
+    status = status if isinstance(status, str) else None
     if status in UNANSWERED:
         return call, None
-    # completed, error, or a status this reader does not know: answered (never damage).
-    assert state is None or isinstance(state, dict)
+    # completed, error, or a status or state this reader does not know: answered (never damage).
     text = _text(state, "output") or _text(state, "error") if state else ""
     result = Part(
         PartKind.TOOL_RESULT, part.origin, text, call_id=call_id, name=name, is_error=status == "error",

@@ -87,7 +87,11 @@ class OpenCodeRepair(Repair):
         except store.BadRow as exc:
             raise EditError(f"the tool part cannot be read: {exc}") from None
         state = data.get("state")
-        if not isinstance(state, dict) or state.get("status") not in UNANSWERED:
+        if (
+            not isinstance(state, dict)
+            or not isinstance(state.get("status"), str)
+            or state["status"] not in UNANSWERED
+        ):
             raise EditError("the tool part is no longer pending or running")
         time = state.get("time")
         start = time.get("start") if isinstance(time, dict) else None

@@ -71,7 +71,7 @@ def _entry(record: dict[str, Any]) -> bool:
         return False
     if kind == "message":
         message = record.get("message")
-        return isinstance(message, dict) and message.get("role") in ROLES
+        return isinstance(message, dict) and isinstance(message.get("role"), str) and message["role"] in ROLES
     return True
 
 
