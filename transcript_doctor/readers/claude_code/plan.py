@@ -30,10 +30,10 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
-from transcript_doctor.editing import EditError, JsonText, Lines, splice
+from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.jsonspan import join
 from transcript_doctor.readers.claude_code.chain import timestamp_key
-from transcript_doctor.source import load_any
+from transcript_doctor.readers.relinking import LinkPlan
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -62,20 +62,15 @@ def plan_for(edit: Lines, ref: FileRef) -> Plan:
     return plan
 
 
-class Plan:
+class Plan(LinkPlan[Pointer]):
     """What the repairs made through one editor did so far, so the next one composes with them."""
 
+    parent = "/" + PARENT
+
     def __init__(self, edit: Lines, ref: FileRef) -> None:
-        self.edit = edit
+        super().__init__(edit)
         self.ref = ref
-        self.records: dict[int, dict[str, Any]] = {}
-        self.values: dict[Pointer, str | None] = {}  # pointers re-aimed so far, by their new value
-        self.named: dict[str, set[Pointer]] = {}  # the same, by the uuid they now name
-        self.gone: dict[str, str | None] = {}  # removed uuid -> its parent when removed
-        self.removed: set[int] = set()
         self.cut: dict[int, set[int]] = {}  # content blocks removed from a line
-        self.tails: dict[str, str] = {}  # line -> the last line inserted after it
-        self.moved: dict[int, str] = {}  # moved result line -> the line it now follows
 
     # -- repairs (each returns the report's verb) ----------------------------------------
 
@@ -260,16 +255,6 @@ class Plan:
         if value is not None:
             self.named.setdefault(value, set()).add(pointer)
 
-    def survivor(self, uuid: str | None) -> str | None:
-        """The nearest ancestor not removed by this plan (None past the root or in a cycle)."""
-        seen: set[str] = set()
-        while uuid is not None and uuid in self.gone:
-            if uuid in seen:
-                return None
-            seen.add(uuid)
-            uuid = self.gone[uuid]
-        return uuid
-
     def parent_of(self, line: LineRef) -> str | None:
         return self.values.get((line.index, PARENT), line.parent)
 
@@ -288,37 +273,9 @@ class Plan:
         line = self.edit.line(index)
         return self.edit.data[line.start : line.end]
 
-    def _start(self, index: int) -> int:
-        line = self.edit.line(index)
-        return line.start + (3 if index == 0 and self.edit.source.bom else 0)
-
-    def record(self, index: int) -> dict[str, Any]:
-        if index not in self.records:
-            line = self.edit.line(index)
-            try:
-                value = load_any(self.edit.data[self._start(index) : line.end])
-            except ValueError:
-                raise EditError(f"line {line.number} does not parse") from None
-            if not isinstance(value, dict):
-                raise EditError(f"line {line.number} is not an object")
-            self.records[index] = value
-        return self.records[index]
-
     def content(self, index: int) -> Any:
         message = self.record(index).get("message")
         return message.get("content") if isinstance(message, dict) else None
-
-    def relinked(self, index: int, parent: str) -> bytes:
-        """The line's own bytes with only its ``parentUuid`` changed (a moved line is written
-        anew, so the edit cannot go through the editor's patch of the removed original)."""
-        line = self.edit.line(index)
-        body = self.edit.data[self._start(index) : line.end]
-        try:
-            text = JsonText(body, escaping=self.edit.escaping)
-        except ValueError:
-            raise EditError(f"line {line.number} does not parse") from None
-        text.replace(join(PARENT), parent)
-        return splice(body, text.splices())
 
 
 def derived_uuid(follows: str, call_id: str) -> str:

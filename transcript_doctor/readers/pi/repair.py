@@ -32,11 +32,11 @@ from transcript_doctor.actions import (
     RemoveMessage,
     RemoveResult,
 )
-from transcript_doctor.editing import EditError, JsonText, Lines, splice
+from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Message, Part
 from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.readers.pi.refs import EntryRef, FileRef, RelinkRef
-from transcript_doctor.source import load_any
+from transcript_doctor.readers.relinking import LinkPlan
 from transcript_doctor.transcript import Transcript
 
 PARENT = "/parentId"
@@ -155,19 +155,14 @@ def _part_entry(part: Part) -> EntryRef:
     return part.ref
 
 
-class Plan:
+class Plan(LinkPlan[int]):
     """What the repairs made through one editor did so far, so the next one composes."""
 
+    parent = PARENT
+
     def __init__(self, edit: Lines, ref: FileRef) -> None:
-        self.edit = edit
+        super().__init__(edit)
         self.ref = ref
-        self.records: dict[int, dict[str, Any]] = {}
-        self.values: dict[int, str | None] = {}  # parentIds re-aimed so far
-        self.named: dict[str, set[int]] = {}  # the same, by the id they now name
-        self.gone: dict[str, str | None] = {}  # removed id -> its parent when removed
-        self.removed: set[int] = set()
-        self.tails: dict[str, str] = {}  # entry id -> the last entry inserted after it
-        self.moved: dict[int, str] = {}  # moved line -> the id it now follows
         self.made: set[str] = set()  # ids given to new entries
 
     def remove(self, entries: tuple[EntryRef, ...]) -> None:
@@ -264,44 +259,8 @@ class Plan:
         if value is not None:
             self.named.setdefault(value, set()).add(index)
 
-    def survivor(self, entry_id: str | None) -> str | None:
-        """The nearest ancestor not removed by this plan (None past the root or in a cycle)."""
-        seen: set[str] = set()
-        while entry_id is not None and entry_id in self.gone:
-            if entry_id in seen:
-                return None
-            seen.add(entry_id)
-            entry_id = self.gone[entry_id]
-        return entry_id
-
     def parent_of(self, entry: EntryRef) -> str | None:
         return self.values.get(entry.index, entry.parent)
 
     def versions(self, entry: EntryRef) -> list[int]:
         return self.ref.versions.get(entry.id, [entry.index])
-
-    def record(self, index: int) -> dict[str, Any]:
-        if index not in self.records:
-            line = self.edit.line(index)
-            start = line.start + (3 if index == 0 and self.edit.source.bom else 0)
-            try:
-                value = load_any(self.edit.data[start : line.end])
-            except ValueError:
-                raise EditError(f"line {line.number} does not parse") from None
-            if not isinstance(value, dict):
-                raise EditError(f"line {line.number} is not an object")
-            self.records[index] = value
-        return self.records[index]
-
-    def relinked(self, index: int, parent: str) -> bytes:
-        """The line's own bytes with only its ``parentId`` changed (a moved line is written
-        anew, so the edit cannot go through the editor's patch of the removed original)."""
-        line = self.edit.line(index)
-        start = line.start + (3 if index == 0 and self.edit.source.bom else 0)
-        body = self.edit.data[start : line.end]
-        try:
-            text = JsonText(body, escaping=self.edit.escaping)
-        except ValueError:
-            raise EditError(f"line {line.number} does not parse") from None
-        text.replace(PARENT, parent)
-        return splice(body, text.splices())
