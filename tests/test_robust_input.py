@@ -104,7 +104,7 @@ def test_a_raw_control_character_is_read_only_by_a_loader_that_takes_it() -> Non
     from transcript_doctor.readers.kimi_cli.reader import KIMI
 
     raw = b'{"a":"x\ty","b":"\\ud800"}'  # a raw TAB, and the escape of a lone surrogate
-    strict = ["invalid JSON: Invalid control character at at column 8"]  # (stdlib's wording doubled)
+    strict = ["invalid JSON: Invalid control character at column 8"]
     for loader, errors in (
         (STRICT, strict),
         (PYTHON, strict),

@@ -239,7 +239,9 @@ _DOUBLE_MAX = sys.float_info.max
 
 def _json_error(exc: ValueError) -> str:
     if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at column {exc.colno}"
+        # Some messages already end in "at" ("Unterminated string starting at").
+        joint = " column" if exc.msg.endswith(" at") else " at column"
+        return f"{exc.msg}{joint} {exc.colno}"
     return str(exc)
 
 
