@@ -284,6 +284,130 @@ def test_two_missing_results_chain_one_after_the_other(tmp_path: Path, starts: b
         assert out[first]["timestamp"] == out[second]["timestamp"] == message["timestamp"]
 
 
+def test_displaced_completion_is_moved_back_only_with_unsafe_fixes() -> None:
+    """displaced-resume: the bash completion (line 8) was moved after the view call's
+    assistant.message (now line 12), the chain re-linked (copilot_damage.py displaced).
+    Moving it back to the end of its step restores the file the CLI wrote, byte for byte:
+    its parentId names the start again, the start's old child (turn_end) names it, and the
+    view start names the view message again."""
+    path = log("displaced-resume", "events.damaged.jsonl")
+    assert findings(path) == [("TD304", 12, "/data/result/content")]
+    assert fix(path, unsafe=False).after == path.read_bytes()  # it moves tool output: unsafe
+    outcome = fix(path)
+    before = log("displaced-resume", "events.before-damage.jsonl").read_bytes()
+    assert outcome.after == before
+    assert [(a.rule, a.line, a.action) for a in outcome.applied] == [("TD304", 12, "move")]
+    assert fix(log("displaced-resume", "events.before-damage.jsonl")).applied == []
+
+
+def _replayed(session: str) -> list[tuple[str, str | None]]:
+    """(role, tool call id or answered id) of the first request after the resume."""
+    first = json.loads((DIR / session / "requests-2.jsonl").read_text().split("\n")[0])
+    out: list[tuple[str, str | None]] = []
+    for m in first["body"]["messages"]:
+        calls = [c["id"] for c in m.get("tool_calls") or []]
+        out.append((m["role"], m.get("tool_call_id") or (calls[0] if calls else None)))
+    return out
+
+
+def test_the_cli_resumes_the_moved_completion_and_replays_it_in_place() -> None:
+    """displaced-fixed-resume: the damage above, `fix --in-place --unsafe-fixes`, then the
+    real CLI resumed it: no backup, no rewrite, and the bash result goes right after its
+    call.  1.0.102 does the same with the damaged file (displaced-resume): its replay puts a
+    result after its call by id, so the order in the file is harmless to that path."""
+    fixed = log("displaced-fixed-resume", "events.fixed.jsonl").read_bytes()
+    assert fixed == log("displaced-fixed-resume", "events.before-damage.jsonl").read_bytes()
+    assert fix(log("displaced-fixed-resume", "events.damaged.jsonl")).after == fixed
+    assert log("displaced-fixed-resume").read_bytes().startswith(fixed)
+    assert (
+        log("displaced-resume")
+        .read_bytes()
+        .startswith(log("displaced-resume", "events.damaged.jsonl").read_bytes())
+    )
+    for session in ("displaced-resume", "displaced-fixed-resume"):
+        assert not list((DIR / session).rglob("*backup-before-recovery*"))
+        assert _replayed(session)[1:7] == [
+            ("user", None),
+            ("assistant", "call_bash_0"),
+            ("tool", "call_bash_0"),
+            ("assistant", "call_view_1"),
+            ("tool", "call_view_1"),
+            ("assistant", None),
+        ]
+
+
+def _moved(original: list[dict[str, Any]], index: int, after: int) -> list[bytes]:
+    """``original`` with event ``index`` moved to after event ``after``, every line re-linked
+    to the line above (as the CLI writes the chain)."""
+    out = [dict(e) for e in original]
+    out.insert(after if index < after else after + 1, out.pop(index))
+    for k in range(1, len(out)):
+        out[k]["parentId"] = out[k - 1]["id"]
+    return [compact(e) for e in out]
+
+
+@pytest.mark.parametrize(
+    ("session", "call_id", "expected"),
+    [
+        # The last of three parallel completions (line 12) goes back after the other two.
+        ("parallel", "call_par_1", "original"),
+        # A task completion written after its sub-agent's subagent.completed (line 42, as the
+        # CLI wrote it): back after the sub-agents' events.
+        ("subagent-parallel", "call_task_b", "original"),
+        # The task completion the CLI wrote before subagent.completed (line 23) goes after
+        # all of the step's sub-agent events, subagent.completed included (the order the
+        # CLI wrote in subagent-parallel).
+        ("subagent", "call_task_0", "after-subagent-events"),
+    ],
+)
+def test_displaced_completion_goes_to_the_end_of_its_step(
+    tmp_path: Path, session: str, call_id: str, expected: str
+) -> None:
+    original = events(log(session))
+    index = next(
+        i
+        for i, e in enumerate(original)
+        if e["type"] == "tool.execution_complete"
+        and e["data"]["toolCallId"] == call_id
+        and "agentId" not in e
+    )
+    answer = next(i for i in range(index, len(original)) if original[i]["type"] == "assistant.message")
+    path = _derived(tmp_path, "events.jsonl", _moved(original, index, answer))
+    assert findings(path) == [("TD304", answer + 1, "/data/result/content")]
+    after = fix(path).after
+    if expected == "original":
+        assert after == log(session).read_bytes()
+    else:
+        steps = [e for e in original[index + 1 :] if "agentId" in e]
+        last = original.index(steps[-1])
+        assert after == join(_moved(original, index, last))
+    assert lint_bytes("events.jsonl", after).findings == []
+
+
+def test_displaced_completion_with_a_prompt_between_goes_back_after_its_start(tmp_path: Path) -> None:
+    """tools with the second prompt (line 22) recorded between the bash start (line 7) and
+    its completion, chain whole: the completion goes back after the start, the prompt
+    follows it."""
+    original = events(log("tools"))
+    damaged = _moved(original, 21, 6)  # the prompt now line 8, the completion line 9
+    path = _derived(tmp_path, "events.jsonl", damaged)
+    assert [(c, n) for c, n, _ in findings(path)] == [("TD304", 9)]
+    assert fix(path).after == join(_moved(original, 21, 7))  # after the completion
+
+
+def test_moving_a_completion_keeps_a_broken_link_broken(tmp_path: Path) -> None:
+    """The steering test's file (the prompt keeps its own parentId, so the completion's
+    link names the start, not the line above): the completion keeps its parentId, the
+    prompt's broken link stays, turn_end takes the prompt as its parent."""
+    original = lines_of(log("tools"))
+    prompt = original[21]
+    damaged = [*original[:7], prompt, *original[7:21], *original[22:]]
+    path = _derived(tmp_path, "events.jsonl", damaged)
+    assert [(c, n) for c, n, _ in findings(path)] == [("TD304", 9)]
+    turn_end = original[8].replace(json.loads(original[7])["id"].encode(), json.loads(prompt)["id"].encode())
+    assert fix(path).after == join([*original[:8], prompt, turn_end, *original[9:21], *original[22:]])
+
+
 def _derived(tmp_path: Path, name: str, lines: list[bytes]) -> Path:
     path = tmp_path / name
     path.write_bytes(join(lines))

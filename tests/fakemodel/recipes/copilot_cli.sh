@@ -151,8 +151,9 @@ damaged_session() {
     collect
 }
 
-# fixed_session NAME KIND: as damaged_session, then repaired by `transcript-doctor fix --in-place`
-# ($TRANSCRIPT_DOCTOR, default: on PATH) before the resume: does the CLI take the repair?
+# fixed_session NAME KIND [FIX OPTION...]: as damaged_session, then repaired by `transcript-doctor
+# fix --in-place [FIX OPTION...]` ($TRANSCRIPT_DOCTOR, default: on PATH) before the resume: does
+# the CLI take the repair?
 fixed_session() {
     setup "$1" damaged
     phase 1 copilot-damaged.json -p "Run echo, then read notes.txt"
@@ -161,7 +162,7 @@ fixed_session() {
     cp "$f" "$DEST/events.before-damage.jsonl"
     "$PYTHON" "$FAKEMODEL_DIR/recipes/copilot_damage.py" "$2" "$f"
     cp "$f" "$DEST/events.damaged.jsonl"
-    "${TRANSCRIPT_DOCTOR:-transcript-doctor}" fix --in-place "$f" >"$DEST/fix.stdout" 2>&1
+    "${TRANSCRIPT_DOCTOR:-transcript-doctor}" fix --in-place "${@:3}" "$f" >"$DEST/fix.stdout" 2>&1
     cp "$f" "$DEST/events.fixed.jsonl"
     resume_phase 2 copilot-orphan.resume.json "Go on"
     collect
@@ -272,6 +273,10 @@ record() {
         damaged_session rawpara-resume rawpara ;;
     orphan-fixed-resume)  # the orphan-resume damage repaired by transcript-doctor, then resumed
         fixed_session orphan-fixed-resume orphan ;;
+    displaced-resume)  # hand-made damage: a completion moved after the next assistant.message
+        damaged_session displaced-resume displaced ;;
+    displaced-fixed-resume)  # the displaced-resume damage moved back by fix (an unsafe repair)
+        fixed_session displaced-fixed-resume displaced --unsafe-fixes ;;
     *) echo "unknown session $1" >&2; return 1 ;;
     esac
 }
@@ -280,7 +285,7 @@ if [ $# -eq 0 ]; then
     set -- clean tools continue thinking parallel kill-tool kill-tool-step2 kill-stream \
         kill-stream-step2 http500 drop drop-tool subagent subagent-parallel kill-subagent u2028 \
         orphan-resume torn-resume nul-resume glued-resume rawnl-resume rawsep-resume \
-        rawpara-resume orphan-fixed-resume
+        rawpara-resume orphan-fixed-resume displaced-resume displaced-fixed-resume
 fi
 for s in "$@"; do
     record "$s"

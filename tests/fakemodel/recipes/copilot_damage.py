@@ -28,6 +28,20 @@ def orphan(lines: list[str]) -> list[str]:
     return out
 
 
+def displaced(lines: list[str]) -> list[str]:
+    """Move the first tool.execution_complete (call_bash_0) down to right after the next
+    assistant.message (the view call's), as a completion written late would sit; the chain
+    re-linked (each line names the line above) so that only the order is damaged."""
+    body = [json.loads(line) for line in lines if line]
+    first = next(i for i, e in enumerate(body) if e["type"] == "tool.execution_complete")
+    moved = body.pop(first)
+    after = next(i for i in range(first, len(body)) if body[i]["type"] == "assistant.message")
+    body.insert(after + 1, moved)
+    for k in range(1, len(body)):
+        body[k]["parentId"] = body[k - 1]["id"]
+    return [*(json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in body), ""]
+
+
 def torn(lines: list[str]) -> list[str]:
     """Cut the last event (session.shutdown) in half, with no newline after it."""
     body = [line for line in lines if line]
@@ -82,6 +96,7 @@ def main() -> None:
     lines = raw.decode("utf-8").split("\n")
     damage = {
         "orphan": orphan,
+        "displaced": displaced,
         "torn": torn,
         "glued": glued,
         "rawnl": rawnl,

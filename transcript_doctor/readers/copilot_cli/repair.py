@@ -15,6 +15,14 @@ success: false, error: {message, code: "interrupted"}}, id, timestamp, parentId}
 the call's ``tool.execution_start`` (or its ``assistant.message`` when the start is
 missing), with the timestamp of the line it follows and an id derived from that line and the
 call (the same damage is always repaired with the same bytes).
+
+A displaced completion (TD304) is moved, not rewritten: the same line, with its own ``id``,
+goes to the end of its call's step (the ``assistant.message``, then the lines the CLI writes
+for that step before anything else: the main agent's ``tool.execution_start`` and
+``tool.execution_complete`` of the message's calls, and the sub-agent events a ``task`` call
+runs), which is where the CLI writes a completion.  Its ``parentId`` names the line it now
+follows, the line that followed it names its old predecessor, and the line after its new
+place names it: the chain stays whole (a link that was already broken stays as it is).
 """
 
 from __future__ import annotations
@@ -30,12 +38,13 @@ import orjson
 from transcript_doctor.actions import (
     SYNTHETIC_RESULT_TEXT,
     InsertResult,
+    MoveResult,
     RemoveDuplicate,
     RemoveMessage,
     RemoveResult,
 )
-from transcript_doctor.editing import EditError, Lines
-from transcript_doctor.model import Part
+from transcript_doctor.editing import EditError, JsonText, Lines, splice
+from transcript_doctor.model import Message, Part, PartKind
 from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
 from transcript_doctor.transcript import Transcript
@@ -119,6 +128,25 @@ class Chain:
         self.tail[index] = event["id"]
         self.relink(index)
 
+    def move_after(self, index: int, anchor: int) -> None:
+        """Move the event line ``index`` (its bytes, its id) to after line ``anchor``."""
+        own = self.field(index, "id")
+        if not isinstance(own, str):
+            raise EditError(f"line {self.edit.line(index).number} has no event id to link to")
+        parent = self.field(index, "parentId")
+        intact = index > 0 and parent is not _MISSING and parent == self.field(index - 1, "id")
+        line = self.edit.line(index)
+        raw = self.edit.data[line.start : line.end]
+        self.remove(index)
+        new = self.end_id(anchor)
+        if intact and new != parent:
+            text = JsonText(raw, escaping=self.edit.escaping)
+            text.replace("/parentId", new)
+            raw = splice(raw, text.splices())
+        self.edit.insert_after(anchor, raw=raw)
+        self.tail[anchor] = own
+        self.relink(anchor)
+
 
 def chain(edit: Lines) -> Chain:
     found = _CHAINS.get(edit)
@@ -168,6 +196,40 @@ def insert_result(call: Part, edit: Lines) -> str:
     return "insert"
 
 
+def move_result(result: Part, call_message: Message, edit: Lines) -> str:
+    """Move a displaced completion to the end of its call's step (module docstring)."""
+    links = chain(edit)
+    moved = event_index(result.ref)
+    start = event_index(call_message.ref)
+    if moved <= start:
+        raise EditError("the result comes before its call")
+    calls = {p.call_id for p in call_message.parts if p.kind is PartKind.TOOL_CALL and p.call_id}
+    anchor = start
+    for index in range(start + 1, moved):
+        if index in links.removed:
+            continue
+        if not _in_step(links, index, calls):
+            break
+        anchor = index
+    links.move_after(moved, anchor)
+    return "move"
+
+
+def _in_step(links: Chain, index: int, calls: set[str]) -> bool:
+    """Whether line ``index`` is one the CLI writes inside a step of ``calls`` (module
+    docstring): a sub-agent's event, or the main agent's start or completion of one of them."""
+    record = links.record(index)
+    if not isinstance(record, dict):
+        return False
+    if isinstance(record.get("agentId"), str):
+        return True
+    data = record.get("data")
+    call_id = data.get("toolCallId") if isinstance(data, dict) else None
+    return record.get("type") in ("tool.execution_start", "tool.execution_complete") and (
+        isinstance(call_id, str) and call_id in calls
+    )
+
+
 class CopilotCliRepair(Repair):
     """Whole events added or removed, the ``parentId`` chain kept whole (module docstring);
     TD001 is the base class's."""
@@ -177,6 +239,9 @@ class CopilotCliRepair(Repair):
 
     def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
         return remove_event(action.part.ref, _lines(edit))
+
+    def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
+        return move_result(action.part, action.call_message, _lines(edit))
 
     def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
         return remove_event(action.message.ref, _lines(edit))
