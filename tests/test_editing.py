@@ -215,3 +215,15 @@ def test_jsonl_patch_inside_a_line() -> None:
     lines.text(0).replace("/parentUuid", "u0")
     lines.text(0).strip_string("/message/content")
     assert splice(data, lines.splices()) == b'{"uuid":"u2","parentUuid":"u0","message":{"content":"x"}}\n'
+
+
+def test_jsonl_replace_through_spans_lines_and_the_bytes_between() -> None:
+    """A replacement of lines 2 to 4 (a blank line among them) takes their bytes, the breaks
+    between them included, and keeps the break after the last; the log holds all of it."""
+    data = b'{"a":1}\n{"b":"x\n\ny"}\n{"c":3}\n'
+    lines = _lines(data)
+    assert [line.number for line in lines.lines] == [1, 2, 4, 5]
+    lines.replace(1, b'{"b":"x\\n\\ny"}', through=2)
+    assert splice(data, lines.splices()) == b'{"a":1}\n{"b":"x\\n\\ny"}\n{"c":3}\n'
+    (logged,) = lines.log
+    assert (logged.pointer, logged.old) == ("lines 2-4", b'{"b":"x\n\ny"}')

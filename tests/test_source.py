@@ -244,3 +244,17 @@ def test_records_read_each_line_as_record_does() -> None:
     assert values == [(line.number, recorded.record(line)) for line in recorded.lines]
     assert values == [(1, {"a": 1}), (2, {"b": 2}), (4, None), (5, {"c": 3}), (6, None), (7, None)]
     assert streamed.errors == recorded.errors and len(streamed.errors) == 4
+
+
+def test_rejoined_pieces_are_one_error_even_when_read_again() -> None:
+    """Source.rejoin replaces the pieces' errors by one; reading a piece again (a second
+    read of the same source) does not bring its own error back."""
+    source = sniff("x.jsonl", b'{"a":1}\n{"b":"x\ny"}\n{"c":3}\n')
+    lines = source.lines
+    for line in lines:
+        source.record(line)
+    assert [e.line for e in source.errors] == [2, 3]
+    source.rejoin(lines[1], lines[2], "one record torn")
+    for line in lines:
+        source.record(line)
+    assert [(e.line, e.record, e.repair, e.through) for e in source.errors] == [(2, 1, "rejoin", 2)]

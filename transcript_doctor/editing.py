@@ -478,6 +478,7 @@ class Lines:
         self._inserted: dict[int, list[bytes]] = {}  # after line index (-1: before all)
         self._patches: dict[int, JsonText] = {}
         self._replaced: dict[int, bytes] = {}
+        self._through: dict[int, int] = {}  # a replacement spanning lines: its last line
         self.escaping = detect_escaping(self.data)
         self.log: list[Logged] = []
 
@@ -517,10 +518,18 @@ class Lines:
         after = self.lines[index].number if index >= 0 else 0
         self.log.append(Logged("insert", f"after line {after}", b"", raw))
 
-    def replace(self, index: int, raw: bytes) -> None:
+    def replace(self, index: int, raw: bytes, through: int | None = None) -> None:
+        """Replace line ``index`` (with ``through``: the lines from it to line ``through``,
+        the bytes between them included) by ``raw``."""
         line = self.lines[index]
         self._replaced[index] = raw
-        self.log.append(Logged("replace", f"line {line.number}", self.data[line.start : line.end], raw))
+        where = f"line {line.number}"
+        end = line.end
+        if through is not None and through > index:
+            self._through[index] = through
+            end = self.lines[through].end
+            where = f"lines {line.number}-{self.lines[through].number}"
+        self.log.append(Logged("replace", where, self.data[line.start : end], raw))
 
     @property
     def changed(self) -> bool:
@@ -536,7 +545,7 @@ class Lines:
         for index, raw in self._replaced.items():
             if index not in self._removed:
                 line = self.lines[index]
-                out.append(Splice(line.start, line.end, raw))
+                out.append(Splice(line.start, self.lines[self._through.get(index, index)].end, raw))
         for index, text in self._patches.items():
             if index not in self._removed and index not in self._replaced:
                 out.extend(text.splices())

@@ -57,7 +57,9 @@ class ParseError:
 
     ``repair`` says what a fix may do: ``"drop"`` a torn final line, ``"split"`` a torn
     stub glued to a complete record (``keep_from`` is the byte offset in the line where
-    that record starts), or ``None`` when nothing can be done without guessing.
+    that record starts), ``"rejoin"`` the lines ``record`` to ``through`` of one record torn
+    across them by raw newlines inside a string (a reader found it: :meth:`Source.rejoin`),
+    or ``None`` when nothing can be done without guessing.
     """
 
     line: int
@@ -68,7 +70,10 @@ class ParseError:
     # What is wrong, in words a Loader can accept (see Loader): a record some vendors' own
     # parsers read is not unparseable for those vendors.
     kinds: frozenset[str] = frozenset({"syntax"})
+    through: int = -1  # "rejoin": the record index of the last piece
 
+
+REJOIN = "rejoin"
 
 # ParseError kinds.  Only the last four name something a lenient parser reads.
 SYNTAX, NUL, DEPTH, BOM_KIND, NOT_OBJECT = "syntax", "nul", "depth", "bom", "not-object"
@@ -268,6 +273,7 @@ class Source:
         self._spans: Span | None = None
         self._lines_index: LineIndex | None = None
         self._lookups = 0
+        self._pieces: set[int] = set()  # records rejoined into one (Source.rejoin)
 
     @property
     def errors(self) -> list[ParseError]:
@@ -385,6 +391,16 @@ class Source:
         self.report(ParseError(line.number, line.index, message, repair, keep_from, kinds))
         return value
 
+    def rejoin(self, first: Line, last: Line, message: str) -> None:
+        """Report the lines ``first`` to ``last`` as one record torn across them by raw
+        newlines inside a string, which the reader that claims the file found to rejoin to
+        exactly one record of its layout: one TD001 error, repaired by rejoining, in place
+        of each piece's own."""
+        pieces = range(first.index, last.index + 1)
+        self._pieces.update(pieces)
+        self._errors = [e for e in self._errors if e.record not in pieces]
+        self.report(ParseError(first.number, first.index, message, REJOIN, through=last.index))
+
     def reject(self, line: Line, message: str) -> None:
         """Report a line that parses here but that the vendor's own loader cannot read
         (TD001, nothing to repair); the reader leaves it out as the vendor does."""
@@ -400,6 +416,8 @@ class Source:
     def report(self, error: ParseError) -> None:
         """Record a TD001 error once, however often a reader reads the record (a reader
         reports through it what its vendor's loader rejects in a file that parses)."""
+        if error.record in self._pieces and error.repair != REJOIN:
+            return  # a piece of a rejoined record, read again
         if error not in self._errors:
             self._errors.append(error)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 Mutation = Callable[[bytes, random.Random, bytes], bytes]
@@ -114,6 +115,20 @@ def value_swap(data: bytes, rng: random.Random, _other: bytes) -> bytes:
             break
         end += 1
     return data[:pos] + rng.choice(replacements) + data[end:]
+
+
+def raw_newline(data: bytes, rng: random.Random, _other: bytes, with_crlf: bool = True) -> bytes:
+    """A writer that put raw line breaks into a string (github/copilot-cli#2649): one to
+    three ``\\n`` escapes (a backslash run of odd length before the ``n``) written raw,
+    ``\\r\\n`` now and then (unless not ``with_crlf``).  Not in MUTATIONS (that would reshuffle every seeded case):
+    tests/fuzz/test_fuzz.py runs it on its own."""
+    found = [m.end() - 2 for m in re.finditer(rb"\\+n", data) if (m.end() - m.start() - 1) % 2]
+    if not found:
+        return data
+    chosen = sorted(rng.sample(found, min(len(found), rng.randint(1, 3))), reverse=True)
+    for pos in chosen:
+        data = data[:pos] + rng.choice((b"\n", b"\n", b"\r\n" if with_crlf else b"\n")) + data[pos + 2 :]
+    return data
 
 
 MUTATIONS: tuple[Mutation, ...] = (

@@ -23,7 +23,7 @@ from functools import cache
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mutate import MUTATIONS, damage, duplicate_line
+from mutate import MUTATIONS, damage, duplicate_line, raw_newline
 from support import FIXTURES, _catalog, assert_accounted, detected_bytes
 
 from transcript_doctor import engine, fixer
@@ -98,6 +98,35 @@ def test_hypothesis_damage(path, mutations, other) -> None:  # type: ignore[no-u
     for mutation, seed in mutations:
         data = mutation(data, random.Random(seed), other.read_bytes())
     check(path.name, data)
+
+
+RAW_NEWLINE_FILES = [p for p in FILES if p.suffix == ".jsonl" and b"\\n" in p.read_bytes()]
+COPILOT_LOGS = [p for p in RAW_NEWLINE_FILES if p.name.startswith("events") and "copilot-cli" in p.parts]
+
+
+@pytest.mark.parametrize("case", range(min(CASES, 300)))
+def test_raw_newlines_inside_strings(case: int) -> None:
+    """Every layout keeps lint's and fix's promises on strings torn by raw line breaks."""
+    path = RAW_NEWLINE_FILES[case % len(RAW_NEWLINE_FILES)]
+    data = raw_newline(path.read_bytes(), random.Random(case), b"")
+    try:
+        check(path.name, data, unsafe=case % 2 == 1)
+    except Exception as exc:
+        raise AssertionError(f"{path} seed {case}: {exc!r}") from exc
+
+
+@pytest.mark.parametrize("case", range(min(CASES, 100)))
+def test_copilot_events_torn_by_raw_newlines_rejoin_to_the_original(case: int) -> None:
+    """A Copilot CLI log the CLI wrote, its escapes written raw: the default fix of TD001
+    gives back exactly the log the CLI wrote (when it was clean of TD001 to begin with)."""
+    path = COPILOT_LOGS[case % len(COPILOT_LOGS)]
+    original = path.read_bytes()
+    data = raw_newline(original, random.Random(case), b"", with_crlf=False)
+    options = engine.Options(Selection.build(["TD001"]), _catalog())
+    if data == original or engine.lint_bytes(path.name, original, options).findings:
+        return
+    outcome = fixer.fix_bytes(path.name, data, options)
+    assert outcome.after == original, (path, case)
 
 
 def test_every_fixture_as_is() -> None:

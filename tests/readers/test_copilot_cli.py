@@ -495,14 +495,141 @@ def test_line_damage_repaired_by_default(session: str, repaired: str) -> None:
         assert after == join([*before[:-2], before[-1]])
 
 
-def test_split_event_is_reported_not_guessed() -> None:
+def test_event_split_by_a_raw_newline_is_rejoined_by_default() -> None:
+    """rawnl-resume: the bash completion written with its \\n as a raw newline (lines 8-9).
+    One TD001 at line 8 (not one per piece), safe: the rejoin writes the escape back and
+    gives the file the CLI wrote before the damage; the completion is read, so its call is
+    not unanswered."""
     path = log("rawnl-resume", "events.damaged.jsonl")
+    assert findings(path) == [("TD001", 8, None)]
     outcome = fix(path, unsafe=False)
-    assert [a.rule for a in outcome.applied] == ["TD301"]
-    damaged = lines_of(path)
-    assert outcome.after.startswith(join(damaged[:7]))  # the insert follows the start (line 7)
-    assert outcome.after.endswith(join(damaged[9:]))  # the split halves (8, 9) stay as they are
-    assert join(damaged[7:9]) in outcome.after
+    assert outcome.after == log("rawnl-resume", "events.before-damage.jsonl").read_bytes()
+    assert [(a.rule, a.line, a.action, a.applicability.value) for a in outcome.applied] == [
+        ("TD001", 8, "rejoin", "safe")
+    ]
+    (edit,) = outcome.applied[0].edits
+    assert edit.pointer == "lines 8-9" and edit.old.count(b"\n") == 1
+    assert edit.new == edit.old.replace(b"\n", b"\\n")
+
+
+def test_the_cli_drops_a_split_event_and_replays_the_rejoined_one() -> None:
+    """Before (rawnl-resume): Copilot CLI 1.0.102 backed the log up, dropped both pieces and
+    sent its filler for call_bash_0.  After (rawnl-fixed-resume, `fix --in-place` before the
+    resume): no backup, no rewrite, and the real result is replayed."""
+
+    def bash_result(session: str) -> str:
+        first = json.loads((DIR / session / "requests-2.jsonl").read_text().split("\n")[0])
+        (tool,) = [m for m in first["body"]["messages"] if m.get("tool_call_id") == "call_bash_0"]
+        return str(tool["content"])
+
+    assert bash_result("rawnl-resume") == "The execution of this tool, or a previous tool was interrupted."
+    assert len(list((DIR / "rawnl-resume").rglob("*backup-before-recovery*"))) == 1
+    fixed = log("rawnl-fixed-resume", "events.fixed.jsonl").read_bytes()
+    assert fixed == log("rawnl-fixed-resume", "events.before-damage.jsonl").read_bytes()
+    assert fix(log("rawnl-fixed-resume", "events.damaged.jsonl"), unsafe=False).after == fixed
+    assert log("rawnl-fixed-resume").read_bytes().startswith(fixed)
+    assert not list((DIR / "rawnl-fixed-resume").rglob("*backup-before-recovery*"))
+    assert (
+        bash_result("rawnl-fixed-resume") == "hello from the shell\n<shellId: 0 completed with exit code 0>"
+    )
+
+
+def _torn(line: bytes, *breaks: bytes) -> bytes:
+    """``line`` with its first escaped newlines written as the raw ``breaks``."""
+    for raw in breaks:
+        line = line.replace(b"\\n", raw, 1)
+    return line
+
+
+@pytest.mark.parametrize(
+    "breaks",
+    [
+        (b"\n",),
+        (b"\r\n",),  # a CRLF break: its escapes are \r\n
+        (b"\n\n",),  # a blank line between the pieces
+        (b"\n  \n",),  # a blank line of spaces: the spaces stay in the string
+    ],
+)
+def test_torn_result_content_is_rejoined_exactly(tmp_path: Path, breaks: tuple[bytes, ...]) -> None:
+    """The view completion of tools (line 14, content "first line\\nsecond line\\n") with
+    its first newline written raw in several spellings: the rejoin gives the content back
+    with each break's escape (a CRLF break: "\\r\\n", which is what the raw bytes said)."""
+    original = lines_of(log("tools"))
+    torn = _torn(original[13], *breaks)
+    path = _derived(tmp_path, "events.jsonl", [*original[:13], torn, *original[14:]])
+    assert findings(path) == [("TD001", 14, None)]
+    after = fix(path, unsafe=False).after
+    expected = original[13].replace(b"\\n", breaks[0].replace(b"\r", b"\\r").replace(b"\n", b"\\n"), 1)
+    assert after == join([*original[:13], expected, *original[14:]])
+    assert json.loads(expected)["data"]["result"]["content"].startswith("first line" + breaks[0].decode())
+
+
+def test_every_newline_of_a_result_raw_and_two_torn_events_in_a_row(tmp_path: Path) -> None:
+    """The view completion with both its newlines raw (three pieces), right after the bash
+    completion with its newline raw: two events, two findings, both rejoined."""
+    original = lines_of(log("tools"))
+    bash = _torn(original[7], b"\n")
+    view = _torn(original[13], b"\n", b"\n")
+    damaged = [*original[:7], bash, *original[8:13], view, *original[14:]]
+    path = _derived(tmp_path, "events.jsonl", damaged)
+    assert findings(path) == [("TD001", 8, None), ("TD001", 15, None)]
+    assert fix(path, unsafe=False).after == join(original)
+    glued = _derived(tmp_path, "glued.jsonl", [*original[:7], bash, view, *original[8:13], *original[14:]])
+    # Moved next to each other (chain aside): still two events, rejoined one by one.
+    assert findings(glued, select=("TD001",)) == [("TD001", 8, None), ("TD001", 10, None)]
+    rejoined = join([*original[:8], original[13], *original[8:13], *original[14:]])
+    assert fix(glued, select=("TD001",), unsafe=False).after == rejoined
+
+
+def test_a_split_sub_agent_event_is_rejoined_and_stays_out_of_the_history(tmp_path: Path) -> None:
+    original = lines_of(log("subagent"))
+    assert b"\\n" in original[16]  # the sub-agent's wc completion
+    path = _derived(tmp_path, "events.jsonl", [*original[:16], _torn(original[16], b"\n"), *original[17:]])
+    assert findings(path) == [("TD001", 17, None)]
+    assert fix(path, unsafe=False).after == join(original)
+
+
+TORN = b'{"type":"tool.execution_complete","data":{"toolCallId":"call_view_1","success":true,"result":{"content":"a'
+
+
+@pytest.mark.parametrize(
+    ("pieces", "why"),
+    [
+        # The line break is escaped by a backslash of its own (`\<LF>`): not a torn string.
+        ([TORN + b"\\", b'b"},"id":"x","timestamp":"t","parentId":null}'], "escaped break"),
+        # The break falls between members, not inside a string (an event written across lines).
+        (
+            [b'{"type":"tool.execution_complete","data":{},', b'"id":"x","timestamp":"t","parentId":null}'],
+            "outside",
+        ),
+        # Joined, it parses but is no event (no parentId).
+        ([TORN, b'b"}},"id":"x","timestamp":"t"}'], "not an event"),
+        # Joined, something follows the event on its last piece.
+        ([TORN, b'b"}},"id":"x","timestamp":"t","parentId":null}{"a"'], "trailing bytes"),
+        # The string never closes before the next event.
+        ([TORN, b"b"], "never closes"),
+    ],
+)
+def test_pieces_that_do_not_make_exactly_one_event_are_not_rejoined(
+    tmp_path: Path, pieces: list[bytes], why: str
+) -> None:
+    """Each piece stays its own TD001, and fix changes none of them."""
+    original = lines_of(log("tools"))
+    damaged = [*original[:20], *pieces, *original[20:]]
+    path = _derived(tmp_path, "events.jsonl", damaged)
+    got = findings(path)
+    assert [(c, n) for c, n, _ in got] == [("TD001", 21 + k) for k in range(len(pieces))], why
+    assert fix(path).after == path.read_bytes(), why
+
+
+def test_a_complete_event_between_pieces_ends_the_run(tmp_path: Path) -> None:
+    """A whole event is never a piece: the first piece and the rest stay unparseable."""
+    original = lines_of(log("tools"))
+    torn = _torn(original[13], b"\n").split(b"\n")
+    damaged = [*original[:13], torn[0], original[14], torn[1], *original[15:]]
+    path = _derived(tmp_path, "events.jsonl", damaged)
+    assert findings(path, select=("TD001",)) == [("TD001", 14, None), ("TD001", 16, None)]
+    assert fix(path, select=("TD001",)).after == path.read_bytes()
 
 
 # -- hazards and edge shapes -------------------------------------------------------------

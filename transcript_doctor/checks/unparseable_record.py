@@ -7,13 +7,15 @@ from collections.abc import Iterator
 from transcript_doctor.actions import RepairRecord
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Origin, Phase, Rule, Screening, Severity, safe
+from transcript_doctor.source import REJOIN
 
 RULE = Rule(
     "TD001",
     "unparseable-record",
     Severity.ERROR,
     "A record (or the whole document) does not parse: torn or glued lines, NUL bytes, invalid UTF-8.",
-    "drop a torn final line; cut the torn stub off a glued line; nothing else (never guess)",
+    "drop a torn final line; cut the torn stub off a glued line; rejoin an event torn across "
+    "lines by raw newlines inside a string; nothing else (never guess)",
     (Applicability.SAFE,),
     screen=Screening.FILE,
     phase=Phase.RECORDS,
@@ -21,9 +23,13 @@ RULE = Rule(
 
 # What is removed is bytes no loader can read: the vendor skips them too.
 SAFETY = safe("removes only bytes that do not parse, which no loader reads")
+# Nothing is removed: each raw line break becomes its escape, the same character, in the
+# one record the pieces make (a reader proposes it only when they make exactly one).
+REJOINED = safe("writes each raw line break inside the string as its escape; every character is kept")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     for error in ctx.transcript.source.errors:
         action = RepairRecord(error) if error.repair else None
-        yield Finding(RULE, Origin(error.line, error.record), error.message, action, SAFETY)
+        safety = REJOINED if error.repair == REJOIN else SAFETY
+        yield Finding(RULE, Origin(error.line, error.record), error.message, action, safety)

@@ -273,6 +273,8 @@ record() {
         damaged_session rawpara-resume rawpara ;;
     orphan-fixed-resume)  # the orphan-resume damage repaired by transcript-doctor, then resumed
         fixed_session orphan-fixed-resume orphan ;;
+    rawnl-fixed-resume)  # the rawnl-resume damage rejoined by fix (TD001, safe), then resumed
+        fixed_session rawnl-fixed-resume rawnl ;;
     displaced-resume)  # hand-made damage: a completion moved after the next assistant.message
         damaged_session displaced-resume displaced ;;
     displaced-fixed-resume)  # the displaced-resume damage moved back by fix (an unsafe repair)
@@ -285,7 +287,7 @@ if [ $# -eq 0 ]; then
     set -- clean tools continue thinking parallel kill-tool kill-tool-step2 kill-stream \
         kill-stream-step2 http500 drop drop-tool subagent subagent-parallel kill-subagent u2028 \
         orphan-resume torn-resume nul-resume glued-resume rawnl-resume rawsep-resume \
-        rawpara-resume orphan-fixed-resume displaced-resume displaced-fixed-resume
+        rawpara-resume orphan-fixed-resume displaced-resume displaced-fixed-resume rawnl-fixed-resume
 fi
 for s in "$@"; do
     record "$s"

@@ -22,8 +22,9 @@ from typing import Any
 
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.copilot_cli import torn
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
-from transcript_doctor.source import NODE, Container, Source
+from transcript_doctor.source import NODE, Container, Line, Source
 
 REASON = "Copilot CLI event log (session.start by copilot-agent)"
 # The envelope (SDK `SessionEvent`): `ephemeral` events are "not persisted", so the key is
@@ -104,14 +105,54 @@ class CopilotCliReader(Reader):
 
     def read(self, source: Source) -> list[Conversation]:
         history = _History()
+        run: list[tuple[Line, Any]] = []  # lines that are no event: maybe one event torn
         for line, record in source.records():
-            if record is None or record.get("agentId") is not None:
-                continue  # unparseable (TD001), or a sub-agent's: not replayed
-            data = record.get("data")
-            kind = record.get("type")
-            if isinstance(data, dict) and isinstance(kind, str):
-                history.add(kind, data, record.get("id"), line.number, line.index)
+            if record is None or not _event(record):
+                run.append((line, record))
+                continue
+            if run:
+                _mend(source, run, history)
+                run = []
+            _add(history, line, record)
+        if run:
+            _mend(source, run, history)
         return [Conversation(history.finish(), self.dialect)]
+
+
+def _add(history: _History, line: Line, record: Any) -> None:
+    if record is None or record.get("agentId") is not None:
+        return  # unparseable (TD001), or a sub-agent's: not replayed
+    data = record.get("data")
+    kind = record.get("type")
+    if isinstance(data, dict) and isinstance(kind, str):
+        history.add(kind, data, record.get("id"), line.number, line.index)
+
+
+def _mend(source: Source, run: list[tuple[Line, Any]], history: _History) -> None:
+    """Read a run of lines that are no event: an event torn across some of them by raw
+    newlines (#2649, torn.py) is rejoined (one TD001, repaired by rejoining) and read; every
+    other line is read as it is."""
+    lines = [line for line, _ in run]
+    index = 0
+    while index < len(run):
+        line, record = run[index]
+        found = None
+        if not (index == 0 and line.index == 0 and source.bom):
+            found = torn.rejoin(source.data, lines[index:], _event)
+        if found is None:
+            _add(history, line, record)
+            index += 1
+            continue
+        pieces, event = found
+        last = lines[index + pieces]
+        source.rejoin(
+            line,
+            last,
+            f"one event torn across lines {line.number}-{last.number} by raw newlines inside a "
+            "string (JSON.parse rejects every piece; the CLI's recovery drops them all)",
+        )
+        _add(history, line, event)
+        index += pieces + 1
 
 
 class _History:

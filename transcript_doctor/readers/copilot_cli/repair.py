@@ -42,11 +42,14 @@ from transcript_doctor.actions import (
     RemoveDuplicate,
     RemoveMessage,
     RemoveResult,
+    RepairRecord,
 )
 from transcript_doctor.editing import EditError, JsonText, Lines, splice
 from transcript_doctor.model import Message, Part, PartKind
 from transcript_doctor.readers.base import Edit, Repair
+from transcript_doctor.readers.copilot_cli import torn
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
+from transcript_doctor.source import REJOIN
 from transcript_doctor.transcript import Transcript
 
 _MISSING = object()
@@ -114,6 +117,8 @@ class Chain:
             self.edit.text(following).replace("/parentId", new)
 
     def remove(self, index: int) -> None:
+        if not isinstance(self.record(index), dict):
+            raise EditError(f"line {self.edit.line(index).number} is not one whole event")
         if index in self.tail:
             raise EditError(f"line {self.edit.line(index).number} has a repair after it")
         self.removed.add(index)
@@ -231,8 +236,17 @@ def _in_step(links: Chain, index: int, calls: set[str]) -> bool:
 
 
 class CopilotCliRepair(Repair):
-    """Whole events added or removed, the ``parentId`` chain kept whole (module docstring);
-    TD001 is the base class's."""
+    """Whole events added, moved or removed, the ``parentId`` chain kept whole (module
+    docstring); TD001 is the base class's, and an event torn by raw newlines is rejoined."""
+
+    def repair_record(self, transcript: Transcript, action: RepairRecord, edit: Edit) -> str:
+        error = action.error
+        if error.repair != REJOIN:
+            return super().repair_record(transcript, action, edit)
+        lines = _lines(edit)
+        pieces = lines.lines[error.record : error.through + 1]
+        lines.replace(error.record, torn.joined(lines.data, pieces), through=error.through)
+        return "rejoin"
 
     def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
         return insert_result(action.call, _lines(edit))
