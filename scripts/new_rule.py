@@ -1,6 +1,6 @@
 """Write the skeleton of a new rule (as ruff's ``scripts/add_rule.py`` does).
 
-    python scripts/new_rule.py TD405 orphan-thinking-block [--severity error|warning|info]
+    python scripts/new_rule.py TD406 orphan-thinking-block [--severity error|warning|info]
 
 writes ``transcript_doctor/checks/<module>.py`` (``RULE`` and a ``check`` that finds
 nothing yet), its line in ``transcript_doctor/checks/__init__.py`` ``_MODULES`` and

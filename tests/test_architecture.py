@@ -56,7 +56,7 @@ def test_fix_order_comes_from_the_rules() -> None:
         "TD001", "TD404", "TD403",
         "TD101", "TD201", "TD202", "TD103",
         "TD303", "TD302", "TD304", "TD301",
-        "TD102", "TD401",
+        "TD102", "TD401", "TD405",
     )  # fmt: skip
 
 

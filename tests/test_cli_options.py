@@ -151,7 +151,7 @@ def test_show_settings_resolves_the_first_file(tmp_path: Path) -> None:
         "Settings path: ROOT/pyproject.toml",
         "Resolved settings for: fixtures/a.json",
         'reader = "openai-chat"',
-        'rules = ["TD001", "TD002", "TD201", "TD202", "TD203", "TD401", "TD402", "TD403", "TD404"]',
+        'rules = ["TD001", "TD002", "TD201", "TD202", "TD203", "TD401", "TD402", "TD403", "TD404", "TD405"]',
         "redact = false",
         'root = "ROOT"',
         'exclude = ["archive/"]',

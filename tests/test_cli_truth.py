@@ -297,7 +297,7 @@ def test_out_with_in_place_or_diff_is_rejected(tmp_path: Path, other: str) -> No
 CONFIG_ERRORS = [
     (
         '[tool.transcript-doctor]\nselect = ["TD999"]\n',
-        "tool.transcript-doctor.select: unknown rule selector 'TD999' (did you mean 'TD404'?)",
+        "tool.transcript-doctor.select: unknown rule selector 'TD999' (did you mean 'TD405'?)",
     ),
     (
         '[tool.transcript-doctor]\nextend-select = ["TD3O1"]\n',

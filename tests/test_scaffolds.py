@@ -63,7 +63,7 @@ def _added_lines(before: bytes, after: bytes) -> list[str]:
 def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes], dict[str, bytes]]:
     repo = _copy(tmp_path_factory.mktemp("scaffold"))
     before = _tree(repo)
-    for args in (("new_reader.py", "acme-chat"), ("new_rule.py", "TD405", "scaffold-check")):
+    for args in (("new_reader.py", "acme-chat"), ("new_rule.py", "TD499", "scaffold-check")):
         run = _run(repo, f"scripts/{args[0]}", *args[1:])
         assert run.returncode == 0, run.stdout + run.stderr
     return repo, before, _tree(repo)
@@ -77,7 +77,7 @@ def test_scaffolds_touch_only_their_own_files(
     changed = sorted(name for name in before if after.get(name) != before[name])
     assert added == [
         "fixtures/acme-chat/README.md",
-        "rules/docs/TD405.md",
+        "rules/docs/TD499.md",
         "tests/expectations/acme-chat.json",
         "tests/readers/test_acme_chat.py",
         "transcript_doctor/checks/scaffold_check.py",
@@ -92,15 +92,15 @@ def test_scaffolds_touch_only_their_own_files(
     ]
     added_lines = {name: _added_lines(before[name], after[name]) for name in changed}
     assert added_lines == {
-        "README.md": ["| TD405 | scaffold-check | warning | — | — |"],  # derived by sync_docs.py
+        "README.md": ["| TD499 | scaffold-check | warning | — | — |"],  # derived by sync_docs.py
         "transcript_doctor/checks/__init__.py": ['    "scaffold_check",'],
         "transcript_doctor/readers/__init__.py": ['    "acme_chat",'],
     }
     readers = after["transcript_doctor/readers/__init__.py"].decode()
     assert readers.index('"acme_chat"') < readers.index('"anthropic_messages"')  # before the generic layouts
     assert after["tests/expectations/acme-chat.json"] == b"{}\n"
-    assert after["rules/docs/TD405.md"].startswith(
-        b"# scaffold-check (TD405)\n\nSeverity: warning \xc2\xb7 Fix: none\n\n"
+    assert after["rules/docs/TD499.md"].startswith(
+        b"# scaffold-check (TD499)\n\nSeverity: warning \xc2\xb7 Fix: none\n\n"
     )
 
 

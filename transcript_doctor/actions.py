@@ -104,6 +104,16 @@ class AddSignature(Action):
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class ReplaceArguments(Action):
+    """TD405: replace a call's arguments text that does not parse with ``{}``."""
+
+    method: ClassVar[str] = "replace_arguments"
+
+    message: Message
+    part: Part
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class RemoveDuplicate(Action):
     """TD403: remove the later copy of a user turn recorded twice by the harness."""
 

@@ -149,6 +149,7 @@ class Part:
     (Claude thinking blocks, the first Gemini functionCall of a replayed Content).
     ``of_result``: a part the harness stores beside a tool result as part of that tool's
     output (Gemini CLI's ``read_many_files`` text, ``read_file`` images): not a prompt.
+    ``arguments``: a call's stored arguments text, where its reader gives it.
     """
 
     kind: PartKind
@@ -162,6 +163,9 @@ class Part:
     is_error: bool = False
     of_result: bool = False
     ref: object = None
+    # A call's arguments as stored, JSON text the vendor replays verbatim (OpenAI
+    # ``function.arguments``), where a reader gives them (TD405 reads them); else None.
+    arguments: str | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -227,6 +231,10 @@ class Dialect:
     # rejects any history ending with a model turn, so Gemini CLI always appends the next
     # prompt first: their final text is never prefill and its whitespace harms nothing.
     final_text_is_prefill: bool = True
+    # The vendor replays each call's stored arguments text verbatim (Part.arguments), and the
+    # servers it is used with parse it: text that does not parse fails every later request
+    # (Kimi CLI: kimi-cli#2165 on vLLM, #1171 on SGLang; TD405).
+    replays_arguments_text: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,7 @@ def default_fix(path: Path) -> fixer.Outcome:
 
 
 def test_every_recorded_session_is_read() -> None:
-    assert len(RECORDED) == 20
+    assert len(RECORDED) == 22
     assert {detected(p) for p in RECORDED} == {"kimi-cli"}
     assert {detected(p) for p in DAMAGED.glob("*.jsonl")} == {"kimi-cli"}
 
@@ -349,3 +349,119 @@ def test_a_line_with_a_list_role_after_a_call_ends_its_step() -> None:
     assert outcome.error is None
     after = outcome.after.split(b"\n")
     assert after[11:13] == [SYNTHETIC, b'{"role": ["_usage"], "token_count": 110}']  # right after the call
+
+
+# -- TD405: malformed tool-call arguments (kimi-cli#2165) ---------------------------------
+
+BAD_ARGS = DIR / "bad-args" / "session" / "context.jsonl"
+SHELL_ARGS = b'"{\\"command\\": \\"echo hi\\", \\"run_in_background\\": false, description\\": \\"greet\\"}"'
+
+
+def test_malformed_arguments_kimi_wrote_are_reported_at_the_call() -> None:
+    """bad-args: Kimi CLI 1.51.0 stored the Shell call's broken arguments verbatim (line 6)
+    next to a SetTodoList call with empty arguments, which it ran: only the first is TD405."""
+    assert SHELL_ARGS in lines(BAD_ARGS)[5]
+    assert findings(BAD_ARGS) == [("TD405", 6, "/tool_calls/0")]
+    (message,) = [
+        m for m in READER.read(sniff(str(BAD_ARGS), BAD_ARGS.read_bytes()))[0].messages if m.tool_calls
+    ]
+    assert [(p.call_id, p.arguments) for p in message.tool_calls] == [
+        ("Shell:0", json.loads(SHELL_ARGS)),
+        ("SetTodoList:1", ""),
+    ]
+
+
+def test_kimi_replays_stored_arguments_verbatim() -> None:
+    """The evidence the rule rests on: the broken text goes back on the next request of the
+    run and after a resume, unchanged (a server that parses it answers 400, #2165)."""
+    for name in ("requests-1.jsonl", "requests-2.jsonl"):
+        sent = [json.loads(line) for line in lines(DIR / "bad-args" / name) if line][-1]
+        (calls,) = [m["tool_calls"] for m in sent["body"]["messages"] if m.get("tool_calls")]
+        assert [c["function"]["arguments"] for c in calls] == [json.loads(SHELL_ARGS), ""], name
+
+
+def test_malformed_arguments_are_replaced_with_empty_object_only_when_unsafe() -> None:
+    outcome = default_fix(BAD_ARGS)
+    assert not outcome.changed
+    after = fix(BAD_ARGS).after  # --unsafe-fixes; support.fix checks idempotence and undo
+    expected = lines(BAD_ARGS)
+    expected[5] = expected[5].replace(SHELL_ARGS, b'"{}"')
+    assert after == b"\n".join(expected)
+
+
+def test_kimi_resumes_the_repaired_arguments() -> None:
+    """bad-args-fixed: the recipe ran fix --in-place --unsafe-fixes on the CLI's file and
+    resumed it: Kimi sent "{}" for Shell:0 and kept "" for SetTodoList:1."""
+    folder = DIR / "bad-args-fixed"
+    assert fix(folder / "context.damaged.jsonl").after == (folder / "context.fixed.jsonl").read_bytes()
+    assert (
+        (folder / "session" / "context.jsonl")
+        .read_bytes()
+        .startswith((folder / "context.fixed.jsonl").read_bytes())
+    )
+    assert findings(folder / "session" / "context.jsonl") == []
+    (request,) = [json.loads(line) for line in lines(folder / "requests-2.jsonl") if line]
+    (calls,) = [m["tool_calls"] for m in request["body"]["messages"] if m.get("tool_calls")]
+    assert [c["function"]["arguments"] for c in calls] == ["{}", ""]
+
+
+def _with_arguments(arguments: object) -> bytes:
+    """The tools session with the Shell call's arguments replaced (None: null, which kosong
+    accepts; without the key kosong rejects the message, a TD001 of its own)."""
+    records = [json.loads(line) for line in lines(DIR / "tools" / "session" / "context.jsonl") if line]
+    (call,) = records[5]["tool_calls"]
+    assert call["id"] == "Shell:0"
+    call["function"]["arguments"] = arguments
+    return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in records)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "flagged"),
+    [
+        ('{"command": "echo hi', True),  # cut short (#1171's shape)
+        ('{"command": "echo hi",}', True),  # a trailing comma
+        ("   ", True),  # blank is not empty: Kimi's json.loads fails on it
+        ("", False),  # what Kimi writes for a call without arguments; read as {}
+        (None, False),  # null: no text at all (kosong: arguments may be None)
+        ('{"command": "echo\thi"}', False),  # a raw tab: json.loads(strict=False) reads it
+        ('{"command": "\\ud800"}', False),  # a lone surrogate escape: json.loads reads it
+        ("[1]", False),  # parses, no object: no report shows a server rejecting it
+        ('{"command": "echo hi"}', False),
+    ],
+)
+def test_what_is_malformed_is_what_kimi_cannot_parse(arguments: str | None, flagged: bool) -> None:
+    report = lint_bytes("context.jsonl", _with_arguments(arguments))
+    got = [(f.finding.rule.code, f.origin.line, f.origin.pointer) for f in report.findings]
+    assert got == ([("TD405", 6, "/tool_calls/0")] if flagged else [])
+
+
+def test_the_screen_does_not_hide_malformed_arguments() -> None:
+    """Kimi's screen would call the tools session's turns clean; with broken arguments it
+    doubts, so the screened and unscreened lint agree."""
+    data = _with_arguments('{"command": "echo hi')
+    options = engine.Options(Selection.build(["TD405"]), _catalog())
+    screened = engine.lint_bytes("context.jsonl", data, options)
+    unscreened = engine.lint_bytes(
+        "context.jsonl", data, engine.Options(Selection.build(["TD405"]), _catalog(), screen=False)
+    )
+    assert [f.origin for f in screened.findings] == [f.origin for f in unscreened.findings] != []
+
+
+def test_other_chat_layouts_are_not_judged_on_their_arguments() -> None:
+    """openai-chat stores the same field, but nothing shows its consumers replaying broken
+    text to a server that parses it: its reader gives no arguments, TD405 stays silent."""
+    chat = [
+        {"role": "user", "content": "Run echo"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": '{"cmd": "echo'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "error"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    data = json.dumps(chat).encode()
+    assert detected_bytes("chat.json", data) == "openai-chat"
+    assert [f.finding.rule.code for f in lint_bytes("chat.json", data).findings] == []

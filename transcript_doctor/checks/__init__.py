@@ -34,6 +34,7 @@ _MODULES = (
     "invalid_thinking_signature",
     "duplicated_user_turn",
     "broken_parent_chain",
+    "malformed_tool_arguments",
 )
 
 Check = Callable[[Context], Iterator[Finding]]

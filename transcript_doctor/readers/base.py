@@ -23,6 +23,7 @@ from transcript_doctor.actions import (
     RemoveMessage,
     RemoveResult,
     RepairRecord,
+    ReplaceArguments,
     StripTrailingWhitespace,
 )
 from transcript_doctor.editing import EditError, JsonText, Lines, Splice
@@ -185,6 +186,10 @@ class Repair:
     @_refused
     def add_signature(self, transcript: Transcript, action: AddSignature, edit: Edit) -> str:
         raise EditError("this layout has no thought signatures")
+
+    @_refused
+    def replace_arguments(self, transcript: Transcript, action: ReplaceArguments, edit: Edit) -> str:
+        raise EditError("this layout stores no arguments text")
 
     @_refused
     def remove_duplicate(self, transcript: Transcript, action: RemoveDuplicate, edit: Edit) -> str:

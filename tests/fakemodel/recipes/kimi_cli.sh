@@ -211,6 +211,24 @@ record() {
         cp "$ctx" "$DEST/context.fixed.jsonl"
         phase 2 kimi-fixed.resume.json -S "$(session_id)" -p "Go on"
         collect ;;
+    bad-args)  # the model sends a Shell call with malformed JSON arguments (kimi-cli#2165's
+        # shape: a missing quote) and a SetTodoList call with empty arguments, then answers;
+        # then resumed by id: what Kimi stores and replays
+        setup bad-args
+        phase 1 kimi-bad-args.json -p "Run two tools"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
+    bad-args-fixed)  # the same, repaired by `transcript-doctor fix --in-place --unsafe-fixes`
+        # (TD names the tool) before the resume: what Kimi replays for the replaced arguments
+        setup bad-args-fixed
+        phase 1 kimi-bad-args.json -p "Run two tools"
+        ctx=$(ls "$HOME"/.kimi/sessions/*/*/context.jsonl)
+        cp "$ctx" "$DEST/context.damaged.jsonl"
+        "${TD:-transcript-doctor}" fix --in-place --unsafe-fixes --report "$DEST/fix-report.json" "$ctx" >"$DEST/fix.stdout" 2>&1
+        echo "exit $?" >>"$DEST/fix.stdout"
+        cp "$ctx" "$DEST/context.fixed.jsonl"
+        phase 2 kimi-resume-ok.json -S "$(session_id)" -p "Are you still there?"
+        collect ;;
     clear)  # the tools session, then `/clear` (rotates context.jsonl to context_1.jsonl), then a prompt
         setup clear
         phase 1 kimi-tools.json -p "Run echo, then read notes.txt"
@@ -228,7 +246,7 @@ record() {
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool tui-esc-stream orphan-resume fixed-resume clear compact
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 kill-parallel kill-stream kill-stream-step2 http500 drop drop-tool tui-esc-tool tui-esc-stream orphan-resume fixed-resume clear compact bad-args bad-args-fixed
 fi
 for s in "$@"; do
     record "$s"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
+from transcript_doctor.analysis.arguments import malformed
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
@@ -38,7 +39,11 @@ class KimiCliReader(Reader):
     # text is never a prefill (TD102 does not apply).  normalize_history merges adjacent
     # user messages only (kimi_cli/soul/dynamic_injection.py), never assistant or tool
     # messages, so pairing reads the messages as stored.
-    dialect: ClassVar[Dialect] = Dialect(final_text_is_prefill=False)
+    # Each call's ``function.arguments`` is stored as the model streamed it and sent back
+    # verbatim on every later request (kosong's ``_convert_message`` dumps the message as
+    # stored; fixtures/kimi-cli/bad-args/requests-2.jsonl): text that does not parse makes
+    # the servers that parse it answer 400 for good (kimi-cli#2165, #1171).  TD405.
+    dialect: ClassVar[Dialect] = Dialect(final_text_is_prefill=False, replays_arguments_text=True)
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is not Container.JSONL:
@@ -161,8 +166,10 @@ def _assistant_turn(record: dict[str, Any]) -> Turn | None:
         if not all(part["type"] == "text" for part in content):
             return None
         content = "".join(part["text"] for part in content) if content else None
-    ids = tuple(call["id"] for call in record.get("tool_calls") or ())
-    return ASSISTANT, content, ids
+    calls = record.get("tool_calls") or ()
+    if any(malformed(call["function"].get("arguments")) for call in calls):
+        return None  # TD405: the full path reads the arguments (the screen excludes them)
+    return ASSISTANT, content, tuple(call["id"] for call in calls)
 
 
 def _wire_log(head: list[Any]) -> bool:
@@ -247,6 +254,8 @@ def _assistant_parts(line: Line, record: dict[str, Any]) -> list[Part]:
                 Origin(line.number, line.index, f"/tool_calls/{index}"),
                 call_id=call["id"],
                 name=call["function"]["name"],
+                # A string or None (records.unloadable skips other types, as kosong does).
+                arguments=call["function"].get("arguments"),
             )
         )
     return parts

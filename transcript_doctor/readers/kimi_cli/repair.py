@@ -19,6 +19,7 @@ from transcript_doctor.actions import (
     MoveResult,
     RemoveMessage,
     RemoveResult,
+    ReplaceArguments,
 )
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Message, Part
@@ -58,6 +59,17 @@ class KimiCliRepair(Repair):
         lines.remove(record)
         lines.insert_after(_step_end(lines, action.call_message), raw=moved)
         return "move"
+
+    def replace_arguments(self, transcript: Transcript, action: ReplaceArguments, edit: Edit) -> str:
+        """The arguments text becomes ``"{}"``: what kimi-cli PR #2196 ("fix(kosong): sanitize
+        malformed history tool calls", closed unmerged) sent in place of malformed arguments,
+        and what Kimi's own toolset reads an empty text as; the call and its error result
+        stay.  The report holds the replaced text."""
+        origin = action.part.origin
+        if origin.pointer is None:
+            raise EditError("this call has no place in its record")
+        _lines(edit).text(origin.record).replace(f"{origin.pointer}/function/arguments", "{}")
+        return "replace"
 
 
 def synthetic_line(call: Part) -> bytes:
