@@ -715,3 +715,18 @@ def test_a_foreign_record_after_the_header_is_skipped_as_unknown() -> None:
     assert codes("events.jsonl", data) == []
     headless = join([b'{"role":"user","content":"hi"}', *original[1:]])
     assert READER.detect(sniff("events.jsonl", headless)) is None
+
+
+def test_a_piece_of_a_torn_event_is_never_removed_as_an_event() -> None:
+    """A removal aimed at a line that is no whole event (a piece of a torn one, before its
+    TD001 rejoin) is refused: it would leave the other pieces behind."""
+    from transcript_doctor.editing import EditError, Lines
+    from transcript_doctor.readers.copilot_cli.refs import EventRef
+    from transcript_doctor.readers.copilot_cli.repair import remove_event
+
+    original = lines_of(log("tools"))
+    data = join([*original[:13], _torn(original[13], b"\n"), *original[14:]])
+    edit = Lines(sniff("events.jsonl", data))
+    with pytest.raises(EditError, match="line 14 is not one whole event"):
+        remove_event(EventRef(13), edit)
+    assert not edit.changed
