@@ -15,11 +15,15 @@ import pytest
 from support import FIXTURES, ROOT, cli
 
 import transcript_doctor as td
+from transcript_doctor import treesource
 
 FIXTURE_FILES = sorted(
     p
     for p in FIXTURES.rglob("*")
-    if p.is_file() and p.suffix in (".json", ".jsonl") and p.name != "README.md"
+    if p.is_file()
+    and p.suffix in (".json", ".jsonl")
+    and p.name != "README.md"
+    and treesource.unit(str(p)) is None  # a file of a storage folder is no transcript alone
 )
 
 

@@ -23,7 +23,7 @@ import pytest
 from support import FIXTURES, ROOT, assert_accounted, detected_bytes
 
 import transcript_doctor as td
-from transcript_doctor import api, dbfix, dblint, engine, walk
+from transcript_doctor import api, dbfix, dblint, engine, fixer, treefix, treelint, treesource, walk
 
 EXPECTATIONS = ROOT / "tests" / "expectations"
 PROSE = frozenset({".md", ".txt"})  # provenance notes beside the fixtures
@@ -50,6 +50,8 @@ def _diff(path: Path, before: bytes, after: bytes) -> list[str]:
 
 
 def observe(path: Path) -> dict[str, Any]:
+    if treefix.claims(str(path)):
+        return observe_tree(path)
     if dbfix.claims(str(path)):
         return observe_database(path)
     data = path.read_bytes()
@@ -85,6 +87,35 @@ def observe_database(path: Path) -> dict[str, Any]:
         planned = dbfix.preview(str(path), api.with_unsafe(options, unsafe))
         changes = [c for s in planned.sessions if s.rolled_back is None for c in s.changes]
         entry[key] = [line for c in changes for line in dbfix.row_diff(path.name, c).split("\n") if line]
+    return entry
+
+
+def observe_tree(path: Path) -> dict[str, Any]:
+    """A storage folder (treefix): its findings and the diff of each file ``fix`` changes.
+    The promises: undoing each file's steps gives it back, and the folder read with the
+    repaired bytes has no repair left (a second fix changes nothing)."""
+    options = api.settings(None, (), None, None)
+    report = treelint.check(str(path), options)
+    assert report is not None
+    entry: dict[str, Any] = {"reader": report.reader}
+    if report.skipped is not None:
+        entry["skipped"] = report.skipped
+        return entry
+    entry["findings"] = [f"{f.line} {f.rule} {f.fix_applicability or '-'}" for f in api.findings(report)]
+    for key, unsafe in (("fix", False), ("unsafe_fix", True)):
+        chosen = api.with_unsafe(options, unsafe)
+        planned = treefix.preview(str(path), chosen)
+        lines: list[str] = []
+        for changed in planned.files:
+            name = Path(os.path.relpath(changed.path, path))
+            assert fixer.undo(changed.after, changed.steps) == changed.before, changed.path
+            lines += _diff(name, changed.before, changed.after)
+        found = treesource.unit(str(path))
+        assert found is not None
+        overrides = {c.path: c.after for c in planned.files}
+        left = treelint.inspect(found, chosen, str(path), overrides)[0].findings
+        assert [f.finding.rule.code for f in left if f.fixable] == [], f"{path}: a repair is left"
+        entry[key] = lines
     return entry
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from transcript_doctor import catalog, dblint, engine, readers, walk
+from transcript_doctor import catalog, dblint, engine, readers, treelint, walk
 from transcript_doctor.checks import Selection
 from transcript_doctor.fixer import Outcome
 from transcript_doctor.results import CheckError, Edit, Finding, FixResult, Repair, Step, Unfixed
@@ -42,7 +42,8 @@ def lint_path(
     for target in walk.expand([os.fspath(path)], excluded):
         if isinstance(target, OSError):
             raise CheckError(f"cannot read {target.filename}: {target.strerror}")
-        report = dblint.check(target.path, options)  # an SQLite store: read through SQLite
+        # A storage folder of JSON files, or an SQLite store (read through SQLite).
+        report = treelint.check(target.path, options) or dblint.check(target.path, options)
         if report is not None:
             found.extend(findings(report))
             continue

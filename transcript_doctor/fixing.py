@@ -267,8 +267,11 @@ def _fix_one(
     if path in sink.clashes:
         _error(sink.clashes[path])
         return None
-    from transcript_doctor import dbfix
+    from transcript_doctor import dbfix, treefix
 
+    if treefix.claims(path):  # a storage folder of JSON files: its files edited as one unit
+        done = treefix.fix_target(path, target.explicit, options, plan, sink, messages)
+        return None if done is None else _released(done)
     if dbfix.claims(path):  # an SQLite store: rows changed in transactions, not bytes
         found = dbfix.fix_target(path, target.explicit, options, plan, sink, messages)
         return None if found is None else _released(found)

@@ -96,10 +96,10 @@ def _worker(paths: list[str]) -> list[Outcome | None]:
 
 def _one(path: str) -> Outcome | None:
     assert _OPTIONS is not None
-    from transcript_doctor import dbfix
+    from transcript_doctor import dbfix, treesource
 
-    if dbfix.claims(path):
-        return None  # a database is repaired by the main process, in transactions
+    if dbfix.claims(path) or treesource.unit(path) is not None:
+        return None  # a database or storage folder is repaired by the main process
     try:
         data = Path(path).read_bytes()
         return _portable(fix_bytes(path, data, _OPTIONS))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from transcript_doctor import dblint, engine, prescreen, readers, walk
+from transcript_doctor import dblint, engine, prescreen, readers, treelint, walk
 from transcript_doctor.checks import unknown_layout
 from transcript_doctor.safetext import printable
 from transcript_doctor.source import Container, NotJson, sniff
@@ -23,7 +23,8 @@ def run(paths: list[str], options: engine.Options) -> int:
             _error(f"cannot read {printable(str(target.filename))}: {target.strerror}")
             failed = True
             continue
-        database = dblint.explain(target.path, options)  # an SQLite store: asked through SQLite
+        # A storage folder of JSON files, or an SQLite store (asked through SQLite).
+        database = treelint.explain(target.path, options) or dblint.explain(target.path, options)
         if database is not None:
             print(f"{printable(target.path)}: {printable(database)}")
             continue

@@ -177,6 +177,11 @@ def check(
     """Lint one path; an unreadable file or a bug in a reader is that file's error only.
 
     Standard input is reported (and configured) as ``stdin_filename`` when given."""
+    from transcript_doctor import treelint  # a storage folder (or a file in one): one unit
+
+    found = treelint.check(path, options, fingerprints)
+    if found is not None:
+        return found
     if not path.lower().endswith(TEXT_SUFFIXES):  # a transcript costs no SQLite import
         from transcript_doctor import dblint
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from transcript_doctor.gitignore import IgnoreFile
 
-from transcript_doctor import tempnames
+from transcript_doctor import tempnames, treesource
 
 # Hidden folders where the vendors of the supported layouts keep sessions (the format
 # specs name them): a walk that skips one says so, or a home folder would "pass".
@@ -64,11 +64,15 @@ def expand(
     """
     skip = excluded or (lambda _path: False)
     for path in paths:
-        if path == "-" or not os.path.isdir(path):
+        if path == "-" or not os.path.isdir(path) or treesource.is_root(path):
             if not (force_exclude and path != "-" and (skip(path) or _ignored_by_git(path))):
                 yield Target(path, explicit=True)
             continue
         if force_exclude and skip(path):
+            continue
+        root = treesource.root_above(path)
+        if root is not None:  # a folder inside a storage folder: the unit it belongs to
+            yield Target(root, explicit=True)
             continue
         yield from _walk(path, skip, hidden, vendor_folders)
 
@@ -80,6 +84,10 @@ def _walk(
     ignores: dict[str, list[_Ignore]] = {top: _rules_above(os.path.abspath(top), include_self=False)}
     for root, dirs, files in os.walk(top, onerror=errors.append):
         rules = ignores.pop(root, [])
+        if root != top and treesource.is_root(root, dirs):  # a storage folder: one unit
+            dirs[:] = []
+            yield Target(root[2:] if root.startswith("./") else root, explicit=False)
+            continue
         own = _load(os.path.abspath(root))
         if own is not None:
             rules = [*rules, own]

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from transcript_doctor.analysis.screen import Screen
     from transcript_doctor.dbsource import DatabaseSource, Rows
+    from transcript_doctor.treesource import Files, TreeSource
 
 Edit = Lines | JsonText
 _M = TypeVar("_M", bound=Callable[..., Any])
@@ -106,6 +107,16 @@ class Reader:
         """The named sessions only (``fix`` re-reads each inside its transaction)."""
         raise NotImplementedError
 
+    # A vendor's folder of JSON files (treesource.py, treelint.py, treefix.py): the same.
+    reads_trees: ClassVar[bool] = False
+
+    def detect_tree(self, root: str) -> Detection | None:
+        return None
+
+    def read_tree(self, source: TreeSource, sessions: list[str] | None = None) -> list[Conversation]:
+        """The named sessions of a storage folder (all when None)."""
+        raise NotImplementedError
+
     def claim(self, reason: str, score: int, transcript: bool = True) -> Detection:
         return Detection(self.name, reason, score, transcript)
 
@@ -146,6 +157,11 @@ class Repair:
         """A repair made as row changes inside a database's transaction (dbfix.py): only
         layouts whose reader reads databases override it."""
         raise EditError("this layout cannot repair a database")
+
+    def apply_files(self, transcript: Transcript, action: Action, files: Files) -> str:
+        """A repair made as edits of the files of a storage folder (treefix.py): only
+        layouts whose reader reads such folders override it."""
+        raise EditError("this layout cannot repair a storage folder")
 
     def repair_record(self, transcript: Transcript, action: RepairRecord, edit: Edit) -> str:
         """TD001 in any JSONL layout: drop a torn final line, or cut a glued stub off."""

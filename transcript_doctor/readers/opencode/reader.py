@@ -4,23 +4,27 @@ Spec: docs/formats/opencode.md (OpenCode 1.18.33 and Kilo 7.7.9 recorded against
 model, fixtures/opencode).  The store (``opencode.db``, ``kilo.db``) is read through SQLite
 (``transcript_doctor.database``): one conversation per ``session`` row.  ``opencode export``
 writes the same records as one JSON document ``{"info", "messages": [{"info", "parts"}]}``.
-The legacy ``storage/`` tree of older versions is not read (not recorded, see the spec).
+The legacy ``storage/`` tree of OpenCode < 1.2 (``tree.py``, recorded with 1.1.65 in
+fixtures/opencode-legacy) is read as one source (``treesource``): one conversation per
+session file, with the database's pointers.
 
-Only the store is repaired (``repair.py``: ``Repair.apply_rows``, row updates in a
-transaction): ``opencode import`` skips rows whose ids exist, so a repaired export could not
+The store is repaired as rows (``repair.py``: ``Repair.apply_rows``, updates in a
+transaction), the storage folder as its files (``Repair.apply_files``); an export is not
+repaired: ``opencode import`` skips rows whose ids exist, so a repaired export could not
 replace a broken session.
 
-``ref`` slots: in a database every message and part holds a ``refs.RowRef``; an export's
-elements hold none.
+``ref`` slots: in a database every message and part holds a ``refs.RowRef``, in a storage
+folder a ``refs.FileRef``; an export's elements hold none.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from transcript_doctor import treesource
 from transcript_doctor.model import Conversation, Origin
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
-from transcript_doctor.readers.opencode import history, store
+from transcript_doctor.readers.opencode import history, store, tree
 from transcript_doctor.readers.opencode.history import Record
 from transcript_doctor.source import NODE, Container, Source
 
@@ -29,6 +33,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from transcript_doctor.dbsource import DatabaseSource
+    from transcript_doctor.treesource import TreeSource
 
 SESSION_PREFIX = "ses_"
 
@@ -53,6 +58,7 @@ class OpenCodeReader(Reader):
     dialect = history.DIALECT
     loader = NODE  # Bun: JSON.parse
     reads_databases: ClassVar[bool] = True
+    reads_trees: ClassVar[bool] = True
 
     # -- `opencode export` ---------------------------------------------------------
 
@@ -101,6 +107,18 @@ class OpenCodeReader(Reader):
         for where in errors:
             source.unreadable(*where)
         return conversations
+
+    # -- the legacy storage/ tree (OpenCode < 1.2) -----------------------------------
+
+    def detect_tree(self, root: str) -> Detection | None:
+        if not treesource.is_root(root):
+            return None
+        return self.claim(
+            "an OpenCode storage folder (session/, message/, part/ JSON files; OpenCode < 1.2)", DEFINITIVE
+        )
+
+    def read_tree(self, source: TreeSource, sessions: list[str] | None = None) -> list[Conversation]:
+        return tree.read(source, sessions)
 
 
 READER = OpenCodeReader()

@@ -13,3 +13,14 @@ class RowRef:
     id: str
     session: str
     message: str  # the message id (the row's own for a message)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    """One file of a legacy ``storage/`` tree: a message or part record with its ids."""
+
+    kind: str  # "message" or "part"
+    path: str
+    id: str
+    session: str
+    message: str  # the message id (the file's own for a message)
