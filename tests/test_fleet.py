@@ -296,3 +296,26 @@ def _holder(pipe: Path, timeout: float = 30) -> int:
             return found[0]
         time.sleep(0.02)
     raise AssertionError("no process holds the pipe")
+
+
+@pytest.mark.parametrize("command_", [["lint"], ["fix", "--out", "memory://fixed-db"], ["fix", "--diff"]])
+def test_a_database_at_a_url_is_a_one_line_error(
+    cluster: Any, capsys: pytest.CaptureFixture[str], command_: list[str]
+) -> None:
+    """A session store is read through SQLite from its own file, its -wal beside it: its
+    main file's bytes from a URL could miss most of its rows (dbsource.from_bytes)."""
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/dbs/opencode.db", (FIXTURES / "opencode/kill-tool/opencode-2.db").read_bytes())
+    try:
+        code, _out, err = run_cli(
+            [*command_, "memory://dbs/opencode.db", "--scheduler", cluster.scheduler_address], capsys
+        )
+    finally:
+        fs.rm("/dbs", recursive=True)
+    assert code == 2
+    assert err.splitlines()[0] == (
+        "transcript-doctor: memory://dbs/opencode.db: an SQLite database (an OpenCode or Kilo session "
+        "store?) is read from its own file, with the -wal beside it, not from standard input or a URL: "
+        "name the local file"
+    )
+    assert not fs.exists("/fixed-db")

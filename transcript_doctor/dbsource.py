@@ -43,6 +43,16 @@ def is_database(path: str) -> bool:
         return False
 
 
+def from_bytes(path: str) -> str:
+    """Why SQLite bytes read from standard input or a URL are refused (exit 2): a store is
+    read through SQLite from its own file, its ``-wal`` beside it (which may hold most of
+    its rows), and repaired where it lives; its main file's bytes alone can say neither."""
+    return (
+        f"{path}: an SQLite database (an OpenCode or Kilo session store?) is read from its own "
+        "file, with the -wal beside it, not from standard input or a URL: name the local file"
+    )
+
+
 def part_of(path: str) -> str | None:
     """The database a ``-wal``/``-shm``/``-journal`` file belongs to, if it is one."""
     for suffix in PARTS:

@@ -80,6 +80,10 @@ class Outcome:
 
 
 def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
+    if data.startswith(b"SQLite format 3\x00"):  # standard input or a URL (dbsource.MAGIC)
+        from transcript_doctor import dbsource
+
+        return Outcome(path, None, data, data, error=dbsource.from_bytes(path))
     report, transcript = engine.inspect(path, data, options)
     outcome = Outcome(path, report.reader, data, data, skipped=report.skipped, error=report.error)
     if transcript is None:

@@ -18,6 +18,7 @@ from transcript_doctor.source import TEXT_SUFFIXES
 PARALLEL_MIN_FILES = 128
 PARALLEL_MIN_BYTES = 8 << 20
 BATCH_MAX_FILES = 32  # files one worker task takes at the most
+SQLITE = b"SQLite format 3\x00"  # dbsource.MAGIC, without importing SQLite for every file
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +200,10 @@ def check(
 
 def check_data(path: str, data: bytes, options: Options, fingerprints: bool = False) -> FileReport:
     """Lint bytes read elsewhere (the fleet's workers read URLs); errors as in check."""
+    if data.startswith(SQLITE):  # standard input or a URL: not a file SQLite can open
+        from transcript_doctor import dbsource
+
+        return FileReport(path, error=dbsource.from_bytes(path))
     try:
         report = engine.lint_bytes(path, data, options)
         if fingerprints:

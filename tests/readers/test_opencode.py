@@ -658,3 +658,39 @@ def test_a_damaged_store_gives_a_finding_or_one_line_never_a_crash(tmp_path: Pat
         assert "internal error" not in err and "Traceback" not in err, (args, err)
         if code == 2:  # refused in one line, nothing written
             assert err.count("\n") == 1 and path.read_bytes() == before, (args, err)
+
+
+# -- a database on standard input ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (["lint"], "-"),
+        (["lint", "--stdin-filename", "opencode.db"], "opencode.db"),
+        (["fix"], "-"),
+        (["fix", "--in-place"], "-"),
+        (["fix", "--diff"], "-"),
+    ],
+)
+def test_a_database_on_standard_input_is_a_one_line_error(args: list[str], shown: str) -> None:
+    """Its bytes alone may miss the rows in its -wal, and it is repaired where it lives:
+    refused in one line (exit 2), nothing written to standard output but the summary."""
+    data = (DIR / "kill-tool/opencode-2.db").read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "transcript_doctor", *args, "--no-progress", "-"],
+        input=data, capture_output=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 2
+    error = (
+        f"transcript-doctor: {shown}: an SQLite database (an OpenCode or Kilo session store?) is read from "
+        "its own file, with the -wal beside it, not from standard input or a URL: name the local file"
+    )
+    assert done.stderr.decode().splitlines()[0] == error
+    assert b"SQLite format 3" not in done.stdout  # a filter does not pass the database through
+
+
+def test_the_stream_check_knows_sqlite() -> None:
+    from transcript_doctor import dbsource, linting
+
+    assert linting.SQLITE == dbsource.MAGIC
