@@ -694,3 +694,42 @@ def test_the_stream_check_knows_sqlite() -> None:
     from transcript_doctor import dbsource, linting
 
     assert linting.SQLITE == dbsource.MAGIC
+
+
+def test_fix_in_place_repairs_a_kilo_session(tmp_path: Path) -> None:
+    """Kilo CLI 7.7.9: a session killed during a tool and resumed (fixtures/opencode/
+    kilo-fix-verify; Kilo itself exported and resumed the repaired database there)."""
+    path = copy(tmp_path, "kilo-fix-verify/kilo-2.db", "kilo.db")
+    part = "prt_2354a88af001EZiEuJhSRIIGsi"
+    assert short(lint_json(path)) == [f"5 TD301 message/msg_2354a830a0015n4o6iBPEK0Pqc/part/{part}"]
+    original = dump(path)
+    code, _out, err = run("fix", "--in-place", "--no-backup", str(path))
+    assert code == 1, err
+    assert part_data(path, part)["state"] == {
+        "status": "error",
+        "input": {"command": "sleep 60 && echo done", "description": "Slow command"},
+        "error": SYNTHETIC,
+        "metadata": {
+            "output": "",
+            "approval": {
+                "source": "global",
+                "rule": {"permission": "bash", "pattern": "*", "action": "allow"},
+            },
+        },
+        "time": {"start": 1796190406860, "end": 1796190406876},
+    }
+    repaired = dump(path)
+    assert [t for t in TABLES if repaired[t] != original[t]] == ["part"]
+    assert integrity(path) == "ok" and lint_json(path) == []
+    assert run("fix", "--in-place", str(path))[:2] == (0, "Fixed 0 finding(s) in 0 file(s); 0 left.\n")
+    # What Kilo read back from the same repair (the recipe's own database, WAL and all).
+    verified = DIR / "kilo-fix-verify"
+    assert (verified / "result.txt").read_text().splitlines() == [
+        "fix exit 1",
+        "second fix exit 0 (Fixed 0 finding(s) in 0 file(s); 0 left.)",
+        "export exit 0",
+        "run exit 0",
+        "lint after resume exit 0",
+    ]
+    replayed = json.loads((verified / "replayed.json").read_text())
+    assert {"role": "tool", "tool_call_id": "call_slow_0", "content": SYNTHETIC} in replayed
