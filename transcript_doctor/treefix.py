@@ -102,7 +102,12 @@ def _fix(
     done = outcome.applied
     if plan.mode == "in-place" and outcome.written:
         after = treelint.inspect(found, options, path)[0].findings
-    outcome.remaining = [(f, dbfix._why(f)) for f in after]
+    refused = dict(note.split(": ", 1) for note in outcome.rolled_back if not note.startswith("all:"))
+    outcome.remaining = [
+        (f, refused[f.finding.rule.code] if f.fixable and f.finding.rule.code in refused
+         else dbfix._why(f))
+        for f in after
+    ]  # fmt: skip
     if outcome.files and not plan.quiet:
         rules = ", ".join(sorted({a.rule for a in done}))
         verb = "would fix" if plan.mode == "diff" else "fixed"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import orjson
 
 from transcript_doctor.editing import EditError, JsonText, splice
-from transcript_doctor.source import Container, ParseError, Source
+from transcript_doctor.source import JSONL_SUFFIXES, Container, ParseError, Source
 
 FOLDERS = ("session", "message", "part")
 SESSION_PREFIX = "ses_"
@@ -95,7 +95,7 @@ def unit(path: str) -> Unit | None:
 
     Cheap for ordinary files: only a folder, or a ``.json`` file whose parent folders
     carry the storage names, is looked at on disk."""
-    if path == "-":
+    if path == "-" or path.lower().endswith(JSONL_SUFFIXES):  # a JSONL file costs no system call
         return None
     if not path.endswith(SUFFIX):
         if os.path.isdir(path) and is_root(path):

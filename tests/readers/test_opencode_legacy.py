@@ -445,3 +445,29 @@ def test_the_reader_reads_sessions_in_creation_order(tmp_path: Path) -> None:
         "ses_dcac1dc06ffeyaKlhOnSROF14W",
         "ses_dcac1aba2ffela06L7xN8cNbQw",
     ]
+
+
+def test_a_session_file_that_does_not_parse_is_td001(tmp_path: Path) -> None:
+    """OpenCode 1.1.65 skips such a session (``Session.list``): its messages are still read."""
+    storage = copy(tmp_path)
+    (storage / "session/global/ses_other.json").write_text('{"id": "ses_other", "projectID": "global"}')
+    (storage / f"session/global/{SESSION}.json").write_bytes(b'{"id": ')
+    records = lint_json(storage)
+    assert [r["rule"] for r in records] == ["TD001", "TD301"]
+    assert records[0]["message"].startswith(f"/session/{SESSION}: {SESSION}.json is not valid JSON")
+
+
+def test_a_part_holding_a_key_twice_is_not_edited(tmp_path: Path) -> None:
+    """JSON.parse keeps the last of two keys; the repair would have to guess which bytes to
+    keep, so it is rolled back and said (as a JSON document's object is, editing.py)."""
+    storage = copy(tmp_path)
+    path = storage / RUNNING_FILE
+    data = path.read_bytes()
+    path.write_bytes(
+        data.replace(b'    "status": "running",', b'    "status": "done",\n    "status": "running",')
+    )
+    before = path.read_bytes()
+    code, out, _err = run("fix", "--in-place", str(storage))
+    assert code == 1
+    assert "holds a key twice" in out
+    assert path.read_bytes() == before

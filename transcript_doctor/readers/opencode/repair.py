@@ -122,6 +122,8 @@ class OpenCodeRepair(Repair):
         except tree.BadFile as exc:
             raise EditError(f"the tool part cannot be read: {exc}") from None
         state = _unanswered(data)
+        if _shadows(text, ""):  # the key read is the last of two: not edited (editing.py)
+            raise EditError("the part holds a key twice: it is not edited")
         end = max(_latest(files, ref), _start(state) or 0) + 1
         text.replace("/state", raw=_render(text, "/state", state, answered(state, end), 1))
         return "replace"
@@ -196,9 +198,18 @@ def _latest(files: Files, ref: FileRef) -> int:
     return latest
 
 
+def _shadows(text: JsonText, pointer: str) -> bool:
+    """Whether the object at ``pointer`` holds a key twice (its members laid out first)."""
+    span = text.span(pointer)
+    span.members  # noqa: B018 - a deep object is indexed on first access, shadows with it
+    return span.shadows
+
+
 def _render(text: JsonText, pointer: str, old: Any, new: dict[str, Any], depth: int) -> bytes:
     """``new`` as an object in the file's style, each member that ``old`` holds as the very
     same object copied as it was written (its bytes untouched)."""
+    if _shadows(text, pointer):
+        raise EditError(f"{pointer} holds a key twice: its members are not edited")
     style = text.style(pointer)
     members = []
     for key, value in new.items():

@@ -76,6 +76,9 @@ def read(source: TreeSource, sessions: list[str] | None = None) -> list[Conversa
     record = 0
     errors: list[tuple[int, str, str]] = []
     for sid in wanted:
+        # A session file OpenCode cannot parse hides the session from it (1.1.65's
+        # Session.list skips it): TD001, and its messages are still read.
+        _value(source, files[sid], record, f"/session/{escape(sid)}", errors)
         messages, record = _session(source, sid, record, errors)
         conversations.append(history.conversation(messages, f"session {sid}", sid))
     for where in errors:
