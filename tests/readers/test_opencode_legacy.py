@@ -471,3 +471,18 @@ def test_a_part_holding_a_key_twice_is_not_edited(tmp_path: Path) -> None:
     assert code == 1
     assert "holds a key twice" in out
     assert path.read_bytes() == before
+
+
+def test_a_baseline_hides_a_folder_finding_and_workers_give_the_same(tmp_path: Path) -> None:
+    storage = copy(tmp_path)
+    baseline = tmp_path / "b.json"
+    assert run("lint", "--baseline", str(baseline), "--write-baseline", str(storage))[0] == 0
+    code, out, _err = run("lint", "-o", "concise", "--baseline", str(baseline), str(storage))
+    assert code == 0 and "1 finding in the baseline not shown" in out
+    # Worker processes (-j 2, over many targets) read the folder as one unit too.
+    for index in range(3):
+        shutil.copytree(DIR / "legacy-tools/storage-2", tmp_path / f"more-{index}" / "storage")
+    serial = run("lint", "-o", "json", "-j", "1", str(tmp_path))
+    parallel = run("lint", "-o", "json", "-j", "2", str(tmp_path))
+    assert serial == parallel and serial[0] == 1
+    assert [r["path"] for r in json.loads(serial[1])] == [str(storage)]
