@@ -10,7 +10,9 @@ database (dbfix.py).
 
 The repairs of a whole unit (folder, or one session file) are made on the bytes in
 memory, then the unit is read again with the new bytes in place of the old and linted:
-nothing is written unless every repaired finding is gone and no new error appeared.
+nothing is written unless every repaired finding is gone and no new error appeared.  Each
+repair changes one part file, so a run killed between two files leaves every file either
+as it was or repaired, and the folder readable (a second run repairs the rest).
 """
 
 from __future__ import annotations
