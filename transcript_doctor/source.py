@@ -340,7 +340,8 @@ class Source:
         if self._head is not None and self._head[0] == count:
             return list(self._head[1])
         found: list[Any] = []
-        for line in self.lines:
+        # Detection reads a few lines: the whole file is split only when a reader reads it.
+        for line in self._lines if self._lines is not None else _first_lines(self.data):
             if len(found) >= count:
                 break
             parsed, value = self._parse(line)
@@ -503,6 +504,23 @@ def _split_lines(data: bytes) -> list[Line]:
             append(new(Line, (len(lines), number, pos, stop)))
         pos = end + 1
     return lines
+
+
+def _first_lines(data: bytes) -> Iterator[Line]:
+    """The lines of ``_split_lines``, one at a time (for a head of a large file)."""
+    pos = 0
+    number = 0
+    index = 0
+    size = len(data)
+    while pos < size:
+        number += 1
+        nl = data.find(b"\n", pos)
+        end = size if nl < 0 else nl
+        stop = end - 1 if end > pos and data[end - 1] == 0x0D else end
+        if stop > pos and (data[pos] not in _WHITESPACE or data[pos:stop].strip()):
+            yield Line(index, number, pos, stop)
+            index += 1
+        pos = end + 1
 
 
 def _cut_short(raw: bytes) -> bool:

@@ -76,11 +76,12 @@ def clean(data: bytes, screen: Screen) -> bool:
         return False
     known: set[str] = set()
     entries: dict[str, Entry] = {}
-    messages: dict[str, _Message | None] = {}
+    bridged = False  # a progress line: the loader re-links its children (``chain.load``)
+    new = Entry
     for index, record in enumerate(records):
-        kind = record.type
         if record.snipMetadata is not None:
             return False
+        kind = record.type
         if kind == "summary":
             continue
         uuid = record.uuid
@@ -91,58 +92,96 @@ def clean(data: bytes, screen: Screen) -> bool:
         known.add(uuid)
         if kind not in CHAIN_KINDS:
             continue
-        if kind == "system" and record.subtype == "compact_boundary":
-            return False
-        sidechain = record.isSidechain is True
-        entry = Entry(index, index + 1, kind, uuid, record.parentUuid, sidechain, record.timestamp or "")
         message = record.message
+        msg_id = None
+        has_result = False
         if kind == "assistant":
             if record.isApiErrorMessage is True:
                 return False
-            entry.msg_id = (message.id or None) if message is not None else None
-        elif kind == "user" and message is not None and isinstance(message.content, list):
-            entry.has_result = any(block.type == "tool_result" for block in message.content)
-        entries[uuid] = entry
-        messages[uuid] = message
-    if any(e.parent is not None and e.parent not in known for e in entries.values()):
-        return False  # TD404
-    load(entries, set(), None, -1)
+            if message is not None:
+                msg_id = message.id or None
+        elif kind == "user":
+            content = message.content if message is not None else None
+            if content.__class__ is list:
+                has_result = any(block.type == "tool_result" for block in content)
+        elif kind == "system":
+            if record.subtype == "compact_boundary":
+                return False
+        elif kind == "progress":
+            bridged = True
+        parent = record.parentUuid
+        # Every field given: the defaults' factories cost a list each.  ``resolved`` is the
+        # written parent, as ``chain.load`` leaves it when nothing is bridged.
+        entries[uuid] = new(
+            index,
+            index + 1,
+            kind,
+            uuid,
+            parent,
+            record.isSidechain is True,
+            record.timestamp or "",
+            msg_id,
+            _NO_PARTS,
+            False,
+            has_result,
+            None,
+            _NO_COPIES,
+            parent,
+        )
+    for entry in entries.values():
+        parent = entry.parent
+        if parent is not None and parent not in known:
+            return False  # TD404
+    if bridged:
+        load(entries, set(), None, -1)
     leaf = newest_leaf(entries)
     chain = walk(entries, leaf) if leaf is not None else []
-    return screen.clean(_turns(chain, messages))
+    return screen.clean(_turns(chain, records))
+
+
+# Shared by every entry of the proof, never filled: the proof builds no parts, keeps no copies.
+_NO_PARTS: list[Any] = []
+_NO_COPIES: list[tuple[int, int]] = []
 
 
 def _records(data: bytes) -> list[_Record] | None:
     """Every line's record, or None when one does not decode or the text is not UTF-8.
 
     Read a megabyte of whole lines at a time: a copy of the file's lines (or of its
-    bytes, to check them) would raise the peak memory by the file's size."""
+    bytes, to check them) would raise the peak memory by the file's size.  The last line
+    is tried first: a session is torn at its end, and the full read is then due anyway."""
     if data.startswith(BOM):
         return None
     decode = _DECODER.decode
     records: list[_Record] = []
     start, size = 0, len(data)
     try:
+        last = size
+        while last and data[last - 1] == 0x0A:
+            last -= 1
+        if last:
+            decode(data[data.rfind(b"\n", 0, last) + 1 : last])
         while start < size:
             end = data.find(b"\n", start + _CHUNK)
             end = size if end < 0 else end
             chunk = data[start:end]
-            if not (chunk.isascii() or _utf8(chunk)):
-                return None
             # An empty segment is an empty line: no record, as in the full read; a line of
             # blanks does not decode.
-            records += [decode(line) for line in chunk.split(b"\n") if line]
+            lines = chunk.split(b"\n")
+            if not chunk.isascii() and not _utf8(b"\n".join([line for line in lines if not line.isascii()])):
+                return None
+            records += [decode(line) for line in lines if line]
             start = end + 1
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return records
 
 
-def _utf8(chunk: bytes) -> bool:
+def _utf8(text: bytes) -> bool:
     """Whether text that is not ASCII is UTF-8, checked on its runs of non-ASCII bytes
     only (an ASCII byte ends every sequence): decoding it all costs twice its parse."""
     try:
-        b" ".join(chunk.translate(_HIGH_RUNS).split()).decode("utf-8")
+        b" ".join(text.translate(_HIGH_RUNS).split()).decode("utf-8")
     except UnicodeDecodeError:
         return False
     return True
@@ -175,7 +214,7 @@ class _Run:
                 self.plain = False
 
 
-def _turns(chain: list[Entry], messages: dict[str, _Message | None]) -> list[Turn | None]:
+def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
     """The screen's turns of the chain, grouped as ``reader._messages`` groups it."""
     runs: list[_Run] = []
     responses: dict[str, int] = {}  # message.id -> position of its latest run
@@ -190,17 +229,17 @@ def _turns(chain: list[Entry], messages: dict[str, _Message | None]) -> list[Tur
                 if entry.msg_id is not None:
                     responses[entry.msg_id] = len(runs)
                 runs.append(target)
-            target.contents.append(messages[entry.uuid])
+            target.contents.append(records[entry.index].message)
         elif entry.kind == "user":
             last = runs[-1] if runs else None
             if last is not None and not last.assistant:
                 stopped = not last.results
-                last.take_user(messages[entry.uuid])
+                last.take_user(records[entry.index].message)
                 if stopped and last.results:
                     stops.pop()
             else:
                 last = _Run(False)
-                last.take_user(messages[entry.uuid])
+                last.take_user(records[entry.index].message)
                 if not last.results:
                     stops.append(len(runs))
                 runs.append(last)
