@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from transcript_doctor import checks, guard, prescreen, readers
@@ -122,18 +121,24 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
     return FileReport(path, reader.name, found), transcript
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
+class _NoGc:
     """Readers build many small objects and no cycles: the collector only costs time
     (it halves reading speed on large files) and frees nothing.  Once back, its first
-    pass walks every object still alive: a lint frees what it read first."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
+    pass walks every object still alive: a lint frees what it read first.  A class, not
+    a generator: entered twice per file."""
+
+    __slots__ = ("enabled",)
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *_: object) -> None:
+        if self.enabled:
             gc.enable()
+
+
+_no_gc = _NoGc
 
 
 def run(transcript: Transcript, options: Options) -> list[Located]:

@@ -190,7 +190,11 @@ def check(
         if found is not None:
             return found
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:  # a Path per file costs as much as a small file's read
+                data = handle.read()
     except OSError as exc:
         return FileReport(path, error=f"cannot read {path}: {exc.strerror}")
     if path == "-" and stdin_filename:

@@ -29,6 +29,7 @@ FEW_LOOKUPS = 16  # line numbers counted from the start before indexing every ne
 # JSON.parse in the vendors' own readers rejects a BOM: the first record is unreadable there.
 BOM_MESSAGE = "UTF-8 byte order mark before the first record (JSON.parse rejects it)"
 _WHITESPACE = b" \t\r\f\v"
+_SPLIT_AHEAD = 1 << 16  # below this size, the head splits every line at once (readers need them)
 _JSONL_START = re.compile(rb"\n[ \t\r]*[\[{]")
 
 
@@ -340,8 +341,9 @@ class Source:
         if self._head is not None and self._head[0] == count:
             return list(self._head[1])
         found: list[Any] = []
-        # Detection reads a few lines: the whole file is split only when a reader reads it.
-        for line in self._lines if self._lines is not None else _first_lines(self.data):
+        # Detection reads a few lines: a large file is split only when a reader reads it.
+        split = self._lines is not None or len(self.data) < _SPLIT_AHEAD
+        for line in self.lines if split else _first_lines(self.data):
             if len(found) >= count:
                 break
             parsed, value = self._parse(line)

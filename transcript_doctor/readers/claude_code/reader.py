@@ -89,11 +89,13 @@ class ClaudeCodeReader(Reader):
         head = source.head()
         if not head or not all(isinstance(r, dict) for r in head):
             return None
-        if any(_foreign(r) for r in head):
-            return None
-        entries = [r for r in head if _entry_like(r)]
+        entries = full = False  # one pass: asked of every file, most of them not this layout's
+        for record in head:
+            if _foreign(record):
+                return None
+            if not full and _entry_like(record):
+                entries, full = True, "userType" in record or "isSidechain" in record
         if entries:
-            full = any("userType" in r or "isSidechain" in r for r in entries)
             return self.claim(REASON, DEFINITIVE if full else SPECIFIC)
         # Metadata written ahead of the first message (summaries, snapshots, queue operations,
         # bookkeeping types that change every release) can fill the whole head.
