@@ -2,7 +2,7 @@
 
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
-sessions, ``readers/claude_code/fast.py``), and detection asks only the readers whose
+sessions, ``readers/claude_code/fast.py``, and of Pi sessions, ``readers/pi/fast.py``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
 file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
@@ -151,3 +151,43 @@ def test_readers_declare_only_first_keys_their_detection_requires(path: Path) ->
     for reader in readers.all_readers():
         if reader.first_keys is not None and readers.claim(reader, source) is not None:
             assert not reader.first_keys.isdisjoint(keys), reader.name
+
+
+PI = sorted(
+    p for p in (FIXTURES / "pi").rglob("*.jsonl") if "sessions" in p.parts or p.parent.name == "derived"
+)
+
+
+@pytest.mark.parametrize("path", PI, ids=lambda p: p.name)
+def test_pi_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a Pi session (``_variants``) lints the same with and without the
+    typed fast path (``readers/pi/fast.py``)."""
+    for data in _variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
+# Recorded sessions of plain turns (text, thinking, tool calls and results): the fast path's
+# domain.  Compactions, error or aborted attempts and branches are read in full.
+PI_PLAIN = ("clean", "tools", "parallel", "thinking", "fixed-resume", "kill-stream-step2")
+
+
+def test_the_pi_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Pi sessions of plain turns are not read into a model at all (the full read is
+    made to fail here); a session with findings is."""
+    from transcript_doctor.readers.pi.reader import PiReader
+
+    plain = [p for p in PI if "sessions" in p.parts and p.parents[2].name in PI_PLAIN]
+    damaged = [p for p in PI if engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(PiReader, "read", refuse)
+    assert len(plain) == len(PI_PLAIN)
+    for path in plain:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("pi", [], None), path.name
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))

@@ -23,6 +23,8 @@ from transcript_doctor.source import NODE, Container, Line, ParseError, Source
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from transcript_doctor.analysis.screen import Screen
+
 REASON = "Pi session header (type session) followed by id/parentId entries"
 HEADERLESS_REASON = "Pi session entries (id/parentId, message roles) without the session header line"
 HEADER_MISSING = (
@@ -106,6 +108,15 @@ class PiReader(Reader):
         if all(_entry(r) or _header(r) for r in head) and any(r.get("type") == "message" for r in head):
             return self.claim(HEADERLESS_REASON, SPECIFIC)
         return None
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a session the typed fast path proves clean (``fast``), else all of it."""
+        if screen is not None:
+            from transcript_doctor.readers.pi import fast  # msgspec: loaded on first use
+
+            if fast.clean(source.data, screen):
+                return []
+        return self.read(source)
 
     def read(self, source: Source) -> list[Conversation]:
         scan = _Scan(source)

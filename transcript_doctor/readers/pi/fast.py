@@ -1,0 +1,221 @@
+"""Proof that a Pi session has no finding, without building its model.
+
+The pattern of ``readers/claude_code/fast.py``: msgspec decodes each line into the few
+fields the reader reads (``_Record``), in C; a message's ``content`` is kept as raw bytes
+and decoded only for the entries on the replayed path (tool outputs are most of a
+session's bytes and no rule reads them).  The path is walked as ``tree.walk`` walks it,
+its messages read as ``reader._messages`` reads them, grouped into the turns the
+clean-file screen asks about.  Only a session the screen proves clean is left unbuilt;
+anything else is read in full, so the findings are the full read's.
+
+What the proof does not handle falls back to the full read (``clean`` returns False):
+
+- a line msgspec does not decode into ``_Record`` (torn, glued, not an object, a field
+  of another type), a line of blanks, a BOM, and invalid UTF-8 anywhere (msgspec does
+  not check the bytes of fields it skips; Pi's loader reads them as U+FFFD);
+- a first line that is not the session header (TD001, #8939), an entry without a
+  string id, an id written twice, a ``parentId`` that names no entry, a cycle;
+- compactions, branch summaries and custom messages (they change what is replayed);
+- assistants Pi skips (an error or aborted stop, nothing to send), redacted thinking,
+  images and unknown blocks in a reply, a tool call or result without a string id,
+  summary roles, and user content the screen does not know.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.source import BOM
+
+_UNSET = msgspec.UNSET
+_NULL = msgspec.Raw(b"null")  # an absent ``content`` reads as null (the reader: no parts)
+
+
+class _Block(msgspec.Struct):
+    type: str | None = None
+    text: str | None = None  # text
+    thinking: str | None = None  # thinking
+    redacted: bool | None = None  # thinking
+    id: str | None = None  # toolCall
+
+
+class _Message(msgspec.Struct):
+    role: str | None = None
+    content: msgspec.Raw = _NULL  # decoded only on the replayed path
+    stopReason: str | None = None
+    toolCallId: str | None = None
+    excludeFromContext: bool | None = None  # bashExecution
+
+
+class _Record(msgspec.Struct):
+    type: str | None = None
+    id: str | None = None
+    parentId: str | msgspec.UnsetType | None = _UNSET  # a header has no parentId key
+    cwd: str | None = None  # the header's
+    message: _Message | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Record)
+_CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
+# Every ASCII byte to a space, the others kept (see claude_code/fast.py).
+_HIGH_RUNS = bytes([0x20] * 128 + list(range(128, 256)))
+_CHUNK = 1 << 20
+_REPLAY_CHANGING = frozenset({"compaction", "branch_summary", "custom_message"})
+_SKIPPED_STOPS = frozenset({"error", "aborted"})  # reader.SKIPPED_STOPS
+_USER_ROLES = frozenset({"user", "custom"})
+_ASIDE_ROLES = frozenset({"branchSummary", "compactionSummary"})
+
+
+def clean(data: bytes, screen: Screen) -> bool:
+    """True when no rule can find anything in this Pi session."""
+    records = _records(data)
+    if not records:
+        return False
+    first = records[0]
+    if not (
+        first.type == "session"
+        and first.id is not None
+        and first.cwd is not None
+        and first.parentId is _UNSET
+    ):
+        return False  # the header (reader._header): else TD001
+    by_id: dict[str, _Record] = {}
+    last: _Record | None = None
+    for record in records:
+        kind = record.type
+        if kind == "session":
+            continue  # not an entry (reader._Scan.add)
+        if kind in _REPLAY_CHANGING:
+            return False
+        key = record.id
+        if key is None or key in by_id:
+            return False
+        by_id[key] = record
+        last = record
+    if last is None:
+        return False
+    for record in by_id.values():
+        parent = record.parentId
+        if parent is not None and parent is not _UNSET and parent not in by_id:
+            return False  # TD404, or a dangling branch: the full read decides
+    path: list[_Record] = []
+    seen: set[str] = set()
+    current: _Record | None = last
+    while current is not None:
+        assert current.id is not None
+        if current.id in seen:
+            return False  # a cycle
+        seen.add(current.id)
+        path.append(current)
+        parent = current.parentId
+        current = by_id[parent] if isinstance(parent, str) else None
+    path.reverse()
+    turns = _turns(path)
+    return turns is not None and screen.clean(turns)
+
+
+def _records(data: bytes) -> list[_Record] | None:
+    """Every line's record, or None when one does not decode or the text is not UTF-8
+    (a megabyte of whole lines at a time, as ``claude_code/fast.py`` reads)."""
+    if data.startswith(BOM):
+        return None
+    decode = _DECODER.decode
+    records: list[_Record] = []
+    start, size = 0, len(data)
+    try:
+        while start < size:
+            end = data.find(b"\n", start + _CHUNK)
+            end = size if end < 0 else end
+            chunk = data[start:end]
+            lines = chunk.split(b"\n")
+            if not chunk.isascii() and not _utf8(b"\n".join([line for line in lines if not line.isascii()])):
+                return None
+            records += [decode(line) for line in lines if line]  # an empty line is no record
+            start = end + 1
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return records
+
+
+def _utf8(text: bytes) -> bool:
+    try:
+        b" ".join(text.translate(_HIGH_RUNS).split()).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _turns(path: list[_Record]) -> list[Turn | None] | None:
+    """The screen's turns of the replayed path, one per message in order (None: something
+    it does not know).  A prompt between a call and its result stays between them: the
+    screen doubts there (TD304), as pairing does."""
+    turns: list[Turn | None] = []
+    content = _CONTENT.decode
+    try:
+        for record in path:
+            message = record.message
+            if record.type != "message" or message is None:
+                continue  # model and thinking changes, labels, session info: not sent
+            role = message.role
+            if role == "assistant":
+                if message.stopReason in _SKIPPED_STOPS:
+                    return None  # a notice, not a turn
+                turn = _assistant(content(message.content))
+                if turn is None:
+                    return None
+                turns.append(turn)
+            elif role == "toolResult":
+                if message.toolCallId is None:
+                    return None
+                turns.append((RESULT, None, (message.toolCallId,)))
+            elif role in _USER_ROLES:
+                if not _prompt(content(message.content)):
+                    return None
+                turns.append((OTHER, None, ()))
+            elif role == "bashExecution":
+                if message.excludeFromContext is not True:
+                    turns.append((OTHER, None, ()))  # the command, sent as user text
+            elif role in _ASIDE_ROLES:
+                return None
+            # any other role: convertToLlm drops it
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return turns
+
+
+def _assistant(content: str | list[_Block] | None) -> Turn | None:
+    """One reply's turn, its texts joined as ``Message.visible_text`` joins them; None for
+    a reply Pi would skip or one holding a block the screen does not know."""
+    if not isinstance(content, list):
+        return None  # no blocks: nothing to send, Pi skips it
+    texts: list[str] = []
+    ids: list[str] = []
+    sendable = False
+    for block in content:
+        kind = block.type
+        if kind == "text":
+            text = block.text if block.text is not None else ""
+            texts.append(text)
+            sendable = sendable or bool(text.strip())
+        elif kind == "thinking":
+            if block.redacted is True:
+                return None
+            sendable = sendable or (block.thinking is not None and bool(block.thinking.strip()))
+        elif kind == "toolCall" and block.id is not None:
+            ids.append(block.id)
+            sendable = True
+        else:
+            return None  # a call without id, an image, any other block
+    if not sendable:
+        return None  # skipped as empty (reader._assistant)
+    return ASSISTANT, "".join(texts) if texts else None, tuple(ids)
+
+
+def _prompt(content: str | list[_Block] | None) -> bool:
+    """Whether user content is a prompt the screen knows: a string, or text and images."""
+    if isinstance(content, str):
+        return True
+    if not content:
+        return False  # no parts at all
+    return all(block.type in ("text", "image") for block in content)
