@@ -140,7 +140,9 @@ def _verdict(report: FileReport) -> str:
 
 
 def _check_all(targets: list[walk.Target], options: Options, plan: Plan) -> Iterator[FileReport]:
-    sizes = [_size(t.path) for t in targets]
+    # The sizes choose the workers and drive the bar: neither with -j 1 and no progress.
+    quiet = plan.jobs == 1 and not plan.progress
+    sizes = [0] * len(targets) if quiet else [_size(t.path) for t in targets]
     jobs = _jobs(plan.jobs, len(targets), sum(sizes))
     machine = plan.output not in ("full", "concise") or plan.output_file is not None
     show = plan.progress and progress.wanted(len(targets), sum(sizes), machine)
