@@ -91,6 +91,11 @@ class FileReport:
     error: str | None = None  # the file could not be read or checked (exit 2)
 
 
+def warm() -> None:
+    """Import every reader now: before worker processes fork, so that each does not."""
+    readers.all_readers()
+
+
 def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
     with _no_gc():  # until what was read is freed (see _no_gc)
         return inspect(path, data, options)[0]

@@ -156,6 +156,8 @@ def _check_all(targets: list[walk.Target], options: Options, plan: Plan) -> Iter
         # Imported here: a hook on a few files needs no pool.
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
+        engine.warm()  # the workers fork with what they would each import
+
         done: dict[int, FileReport] = {}
         following = 0  # the next report to give, in the order of the targets
         with ProcessPoolExecutor(jobs, initializer=_init, initargs=(options, fingerprints)) as pool:
