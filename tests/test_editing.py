@@ -227,3 +227,31 @@ def test_jsonl_replace_through_spans_lines_and_the_bytes_between() -> None:
     assert splice(data, lines.splices()) == b'{"a":1}\n{"b":"x\\n\\ny"}\n{"c":3}\n'
     (logged,) = lines.log
     assert (logged.pointer, logged.old) == ("lines 2-4", b'{"b":"x\n\ny"}')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":"x","b":"2{"c":{"d":1}}',  # a torn stub glued to the next record
+        b'{"a":1}}',
+        b'{"a":1} {"b":2}',
+        b'{"a":[1,2}',
+        b'{"a":{"b":1}',
+    ],
+)
+def test_text_that_is_not_one_json_value_is_not_edited(text: bytes) -> None:
+    # A JSONL line that does not parse used to be indexed anyway: a stray closer crashed
+    # the SARIF preview of a repair on a glued Pi line, and a second value replaced the root.
+    with pytest.raises(ValueError):
+        JsonText(text)
+
+
+def test_nothing_is_edited_inside_a_torn_line() -> None:
+    # The glued line's own bytes are no JSON value (only the record after the stub is):
+    # an edit inside it would be placed by guesswork.
+    source = sniff("a.jsonl", b'{"a":1}\n{"id":"x","t":"2{"id":"y","p":"x"}\n')
+    assert [source.record(line) for line in source.lines] == [{"a": 1}, {"id": "y", "p": "x"}]
+    lines = Lines(source)
+    lines.text(0).replace("/a", 2)
+    with pytest.raises(EditError, match="line 2 does not parse"):
+        lines.text(1)

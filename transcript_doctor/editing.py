@@ -489,6 +489,8 @@ class Lines:
         """The JSON text of one line, for edits inside it."""
         if index not in self._patches:
             line = self.lines[index]
+            if self.source.torn(index):  # the index of a torn line would be anyone's guess
+                raise EditError(f"line {line.number} does not parse")
             start = line.start + (3 if index == 0 and self.source.bom else 0)
             try:
                 where = f"line {line.number} "

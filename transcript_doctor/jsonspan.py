@@ -141,6 +141,8 @@ def index(data: bytes, start: int = 0, end: int | None = None, value: Any = _UNK
         if head == 0x3A:  # :
             continue
         if head in (0x7D, 0x5D):  # } ]
+            if not stack:  # a closer with nothing open: not JSON (a glued or torn line)
+                raise ValueError("unbalanced JSON text")
             stack.pop().end = pos
             expect_key.pop()
             keys.pop()
@@ -180,14 +182,18 @@ def index(data: bytes, start: int = 0, end: int | None = None, value: Any = _UNK
                 assert parent._members is not None
                 parent.shadows = parent.shadows or key in parent._members
                 parent._members[key] = span
-        else:
+        elif root is None:
             root = span
+        else:  # a second value after the first: not one JSON text
+            raise ValueError("more than one JSON value")
         if span.end < 0:
             stack.append(span)
             expect_key.append(kind == OBJECT)
             keys.append(("", -1))
     if root is None:
         raise ValueError("no JSON value")
+    if stack:
+        raise ValueError("unterminated JSON text")
     return root
 
 

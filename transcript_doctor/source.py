@@ -275,6 +275,7 @@ class Source:
         self._lines_index: LineIndex | None = None
         self._lookups = 0
         self._pieces: set[int] = set()  # records rejoined into one (Source.rejoin)
+        self._torn: set[int] = set()  # lines whose bytes are not one value the loader reads
 
     @property
     def errors(self) -> list[ParseError]:
@@ -378,6 +379,7 @@ class Source:
         repair: str | None = None
         keep_from = 0
         if value is None:
+            self._torn.add(line.index)
             keep_from = _glued_record_start(raw)
             if keep_from:
                 repair = "split"
@@ -393,6 +395,11 @@ class Source:
             return None
         self.report(ParseError(line.number, line.index, message, repair, keep_from, kinds))
         return value
+
+    def torn(self, index: int) -> bool:
+        """Whether the line's own bytes are no value its vendor's loader reads (a torn,
+        glued or rejoined line): nothing may be edited inside it."""
+        return index in self._torn or index in self._pieces
 
     def rejoin(self, first: Line, last: Line, message: str) -> None:
         """Report the lines ``first`` to ``last`` as one record torn across them by raw

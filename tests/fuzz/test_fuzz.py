@@ -1,7 +1,8 @@
 """Damage real transcripts at random and hold lint and fix to their promises.
 
-lint: never an internal error, whatever the bytes, and the same findings with and without
-the plain-conversation screen.  fix: undoing the steps of its report
+lint: never an internal error, whatever the bytes (also while it previews each fix on the
+file as it is, for SARIF and --show-fixes), and the same findings with and without the
+plain-conversation screen.  fix: undoing the steps of its report
 gives back the damaged input exactly, the result has no repairable finding left (unless
 a repair was rolled back, and then it says why), and a second fix changes nothing.
 
@@ -47,7 +48,7 @@ def _options(unsafe: bool = False) -> engine.Options:
 
 def check(name: str, data: bytes, unsafe: bool = True) -> None:
     options = _options(unsafe)
-    report = engine.lint_bytes(name, data, options)
+    report = engine.lint_bytes(name, data, replace(options, with_edits=True))
     assert report.error is None, report.error
     unscreened = engine.lint_bytes(name, data, replace(options, screen=False))
     assert [record(report, f) for f in report.findings] == [

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIXTURES, detected, detected_bytes, fix, lint_bytes
+from support import FIXTURES, cli, detected, detected_bytes, fix, lint_bytes
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.model import Conversation, PartKind, Role
@@ -508,3 +508,12 @@ def test_real_pi_resumes_the_repaired_file_and_sends_the_inserted_result() -> No
     (final,) = folder.glob("sessions/*/*.jsonl")
     assert lint_bytes(final.name, final.read_bytes()).findings == []
     assert final.read_bytes().startswith((folder / "session.fixed.jsonl").read_bytes())
+
+
+def test_previewing_a_repair_of_a_glued_line_is_refused_not_a_crash() -> None:
+    # SARIF previews each repair on the file as it is: TD404's relink of the glued line
+    # 9 cannot be shown (its JSON is torn), so it has no fix there; lint still exits 1.
+    done = cli("lint", "-o", "sarif", "fixtures/pi/derived/glued-line.jsonl")
+    assert (done.returncode, done.stderr) == (1, "")
+    results = json.loads(done.stdout)["runs"][0]["results"]
+    assert [(r["ruleId"], "fixes" in r) for r in results] == [("TD001", True), ("TD404", False)]
