@@ -267,8 +267,9 @@ def test_the_start_up_path_prints_what_typer_prints(args: list[str]) -> None:
 
 def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
     """The start-up budget of issue 19, kept by structure (never by a timed test): linting
-    one small Claude Code session imports neither typer nor click, rich, jsonschema or
-    msgspec's peers, and no reader but Claude Code's."""
+    one small clean Claude Code session imports neither typer nor click, rich, jsonschema,
+    no reader but Claude Code's, and none of the repair side (actions, editing, the fix
+    runs) nor the baseline."""
     path = FIXTURES / "claude-code" / "clean-rewound-branch.jsonl"
     code = (
         "import sys\n"
@@ -281,7 +282,8 @@ def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
         "print(code)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
         "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('transcript_doctor.readers.')}))\n"
-        "print(sorted(m for m in sys.modules if m.startswith('transcript_doctor.cli')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('transcript_doctor.')\n"
+        "             and m.split('.')[1] in ('cli', 'actions', 'editing', 'fixer', 'fixing', 'baseline')))\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert run.stderr == ""

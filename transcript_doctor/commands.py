@@ -109,6 +109,13 @@ def _refuse_with_fix(**given: bool) -> None:
             raise BadOption(f"{option} does not apply to `fix`", "--fix")
 
 
+def _baseline_error() -> type[Exception]:
+    """baseline.py's error, loaded only when an error is raised (it is read with --baseline)."""
+    from transcript_doctor.baseline import BaselineError
+
+    return BaselineError
+
+
 def _remote(paths: list[str] | None) -> bool:
     """A URL among the paths: the fleet runs it (fleet.py is not imported otherwise)."""
     return any("://" in path for path in paths or [])
@@ -150,7 +157,7 @@ def lint(
 ) -> None:
     from dataclasses import replace
 
-    from transcript_doctor import baseline, linting, output
+    from transcript_doctor import linting, output
 
     if fix_instead:
         _refuse_with_fix(
@@ -196,7 +203,7 @@ def lint(
             run = fleet.lint(paths or ["."], options, plan, scheduler)
         else:
             run = linting.run(paths or ["."], options, plan)
-    except (baseline.BaselineError, output.OutputError) as exc:
+    except (_baseline_error(), output.OutputError) as exc:
         _error(str(exc))
         raise Exit(EXIT_ERROR) from None
     if run.failed:

@@ -50,7 +50,9 @@ class Registered:
 
 
 _MODULES = (
-    Registered("gemini_cli", frozenset({"projectHash", "$set", "$rewindTo"}), ANY),
+    Registered(
+        "gemini_cli", frozenset({"projectHash", "$set", "$rewindTo"}), frozenset({"projectHash", "messageId"})
+    ),
     Registered("gemini_checkpoint", NEVER, frozenset({"clientHistory", "history", "role"})),
     Registered("qwen_code", frozenset({"uuid"}), NEVER, unless={"userType", "toolUseResult"}),
     Registered("claude_code", ANY, NEVER),
@@ -58,7 +60,12 @@ _MODULES = (
     Registered("pi", frozenset({"id"}), NEVER),
     Registered("copilot_cli", frozenset({"parentId"}), NEVER),
     Registered("openworker", frozenset({"role"}), NEVER),
-    Registered("neurolink", NEVER, frozenset({"messages", "role"})),
+    # A message list (its first item has a role), or an object with two envelope keys.
+    Registered(
+        "neurolink",
+        NEVER,
+        frozenset({"role", "id", "title", "sessionId", "userId", "createdAt", "updatedAt"}),
+    ),
     Registered("mistral_vibe", frozenset({"role"}), frozenset({"total_messages"})),
     Registered("kimi_cli", frozenset({"role", "protocol_version"}), NEVER),
     Registered("opencode", NEVER, frozenset({"info"})),
