@@ -268,7 +268,7 @@ def test_the_start_up_path_prints_what_typer_prints(args: list[str]) -> None:
 def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
     """The start-up budget of issue 19, kept by structure (never by a timed test): linting
     one small clean Claude Code session imports neither typer nor click, rich, jsonschema,
-    no reader but Claude Code's, and none of the repair side (actions, editing, the fix
+    hashlib (OpenSSL), no reader but Claude Code's, and none of the repair side (actions, editing, the fix
     runs) nor the baseline."""
     path = FIXTURES / "claude-code" / "clean-rewound-branch.jsonl"
     code = (
@@ -278,7 +278,7 @@ def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
         f"    main(['lint', '-q', '--no-progress', {str(path)!r}])\n"
         "except SystemExit as exc:\n"
         "    code = exc.code\n"
-        "heavy = ('typer', 'click', 'rich', 'jsonschema', 'pydantic', 'dask', 'fsspec')\n"
+        "heavy = ('typer', 'click', 'rich', 'jsonschema', 'pydantic', 'dask', 'fsspec', 'hashlib')\n"
         "print(code)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
         "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('transcript_doctor.readers.')}))\n"
