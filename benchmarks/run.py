@@ -1,7 +1,7 @@
 """Measure transcript-doctor against the cost of parsing, and print every target of issue 19.
 
     python benchmarks/run.py [--megabytes 200] [--small-files 4000] [--runs 3] [--peers]
-                             [--largest 100] [--work benchmarks/out]
+                             [--largest 100] [--work benchmarks/out] [--only startup]
 
 Three corpora, built once into ``--work`` (see ``generate.py``): four large Claude Code
 sessions (10-20 MB each, real users' sessions repeated with fresh uuids), a tree of
@@ -197,8 +197,14 @@ def main() -> None:
     )
     parser.add_argument("--work", type=Path, default=HERE / "out")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--only", choices=["startup"], help="startup: only the start-up targets (no corpus is built)"
+    )
     args = parser.parse_args()
     compileall.compile_dir(Path(transcript_doctor.__file__).parent, quiet=1)
+    if args.only == "startup":
+        startup_only(args)
+        return
     args.work.mkdir(parents=True, exist_ok=True)
     large, small, mix = build(args)
     big = args.work / f"largest-{args.largest}mb.jsonl"
@@ -244,25 +250,10 @@ def main() -> None:
         bench.add("diagnose small Claude Code", [rescue, "diagnose", str(small_claude)])
         bench.add("lint small Claude Code", [*LINT, "-j", "1", str(small_claude)])
 
-    one_file = HERE.parent / "fixtures" / "openai-chat" / "clean-parallel-tools.json"
-    startup = {
-        "import orjson": command([sys.executable, "-c", "import orjson"]),
-        "--version": command([*TOOL, "--version"]),
-        "lint one small file": command([*LINT, str(one_file)]),
-    }
     peaks: list[float] = []
 
     def extra(turn: int) -> None:
-        spent: dict[str, list[float]] = {name: [] for name in startup}
-        used: dict[str, list[float]] = {name: [] for name in startup}
-        for _ in range(STARTUP_TURNS):
-            for name, action in startup.items():
-                start = time.perf_counter()
-                used[name].append(action())
-                spent[name].append(time.perf_counter() - start)
-        for name, values in spent.items():
-            bench.times.setdefault(name, []).append(statistics.median(values))
-            bench.cpu.setdefault(name, []).append(statistics.median(used[name]))
+        time_startup(bench)
         peaks.append(peak_kib([*LINT, str(big)]) / 1024)
         print(f"  run {turn + 1} of {args.runs} done", flush=True)
 
@@ -290,6 +281,80 @@ def main() -> None:
                 f"  fleet, 2 local workers (--scheduler) / -j 2      {fleet[0] / two:7.2f}x (time; 1.0 = as fast)"
             )
             print(f"  fleet, -j 2 on a file:// URL (own cluster) / -j 2 {fleet[1] / two:7.2f}x")
+
+
+ONE_FILE = HERE.parent / "fixtures" / "openai-chat" / "clean-parallel-tools.json"
+STARTUP = {
+    "import orjson": command([sys.executable, "-c", "import orjson"]),
+    "--version": command([*TOOL, "--version"]),
+    "lint one small file": command([*LINT, str(ONE_FILE)]),
+}
+
+
+def time_startup(bench: Bench) -> None:
+    """One run's start-up figures: each command STARTUP_TURNS times in turns, the medians."""
+    spent: dict[str, list[float]] = {name: [] for name in STARTUP}
+    used: dict[str, list[float]] = {name: [] for name in STARTUP}
+    for _ in range(STARTUP_TURNS):
+        for name, action in STARTUP.items():
+            start = time.perf_counter()
+            used[name].append(action())
+            spent[name].append(time.perf_counter() - start)
+    for name, values in spent.items():
+        bench.times.setdefault(name, []).append(statistics.median(values))
+        bench.cpu.setdefault(name, []).append(statistics.median(used[name]))
+
+
+def startup_only(args: argparse.Namespace) -> None:
+    """``--only startup``: the two start-up targets alone (no corpus is built)."""
+    bench = Bench(args.runs, args.work)
+
+    def extra(turn: int) -> None:
+        time_startup(bench)
+        print(f"  run {turn + 1} of {args.runs} done", flush=True)
+
+    print(f"cores: {os.cpu_count()}; runs: {args.runs}; start-up only ({ONE_FILE.name})", flush=True)
+    bench.run(extra)
+    print(f"\nstart-up times (each run: the median of {STARTUP_TURNS} turns):")
+    for name, values in bench.times.items():
+        wall = " ".join(f"{v * 1000:6.1f}" for v in values)
+        cpu = " ".join(f"{v * 1000:6.1f}" for v in bench.cpu[name])
+        print(f"  {name:24s} wall {wall} ms   cpu {cpu} ms")
+    print_targets(startup_rows(bench, args.runs))
+
+
+# name, per run, unit, limit, at most?, the same in CPU time (None: wall time only)
+Row = tuple[str, list[float], str, float, bool, "list[float] | None"]
+
+
+def startup_rows(bench: Bench, runs: int) -> list[Row]:
+    t, c = bench.times, bench.cpu
+    rows: list[Row] = []
+    for label, top, limit in (
+        ("one small file: lint / python -c 'import orjson'", "lint one small file", 2.0),
+        ("--version / python -c 'import orjson'", "--version", 2.5),
+    ):
+        wall = [t[top][i] / t["import orjson"][i] for i in range(runs)]
+        cpu = [c[top][i] / c["import orjson"][i] for i in range(runs)]
+        rows.append((label, wall, "x", limit, True, cpu))
+    return rows
+
+
+def print_targets(rows: list[Row]) -> None:
+    print("\ntargets (each run's figure in wall time, then the median, which decides; last, the")
+    print("median of the same ratio in CPU time, user + sys: what a machine shared with other jobs")
+    print("does not blur):")
+    width = max(len(r[0]) for r in rows) + 2
+    for label, values, unit, limit, at_most, in_cpu in rows:
+        middle = statistics.median(values)
+        met = middle <= limit if at_most else middle >= limit
+        figures = " ".join(f"{v:7.2f}" for v in values)
+        sign = "<=" if at_most else ">="
+        cpu_text = f"   cpu {statistics.median(in_cpu):7.2f}{unit}" if in_cpu else ""
+        print(
+            f"  {label:{width}s}{figures}  | {middle:7.2f}{unit} {sign} {limit:g}  "
+            f"{'met' if met else 'not met':7s}{cpu_text}"
+        )
 
 
 def fleet_times(corpus: Path, runs: int) -> tuple[float, float] | None:
@@ -354,8 +419,7 @@ def report(
         + ", ".join(f"{p:.0f} MB" for p in peaks)
     )
 
-    # name, per run, unit, limit, at most?, the same in CPU time (None: wall time only)
-    rows: list[tuple[str, list[float], str, float, bool, list[float] | None]] = []
+    rows: list[Row] = []
     c = bench.cpu
 
     def ratio(
@@ -408,27 +472,14 @@ def report(
             "diagnose small Claude Code",
             1.0,
         )
-    ratio("one small file: lint / python -c 'import orjson'", "lint one small file", "import orjson", 2.0)
-    ratio("--version / python -c 'import orjson'", "--version", "import orjson", 2.5)
+    rows.extend(startup_rows(bench, args.runs))
     rows.append(("peak memory / largest file", [p / big_mb for p in peaks], "x", 3.0, True, None))
     ratio(
         f"{mix.name}: -j 2 speed-up over -j 1", f"lint {mix.name}", f"lint -j2 {mix.name}", 1.6, False, False
     )
 
-    print("\ntargets (each run's figure in wall time, then the median, which decides; last, the")
-    print("median of the same ratio in CPU time, user + sys: what a machine shared with other jobs")
-    print("does not blur):")
+    print_targets(rows)
     width = max(len(r[0]) for r in rows) + 2
-    for label, values, unit, limit, at_most, in_cpu in rows:
-        middle = statistics.median(values)
-        met = middle <= limit if at_most else middle >= limit
-        figures = " ".join(f"{v:7.2f}" for v in values)
-        sign = "<=" if at_most else ">="
-        cpu_text = f"   cpu {statistics.median(in_cpu):7.2f}{unit}" if in_cpu else ""
-        print(
-            f"  {label:{width}s}{figures}  | {middle:7.2f}{unit} {sign} {limit:g}  "
-            f"{'met' if met else 'not met':7s}{cpu_text}"
-        )
 
     print("\nalso measured (no target):")
     for label, top, bottom in (

@@ -6,8 +6,8 @@ writes, for reader ``NAME`` (module ``NAME`` with ``-`` as ``_``):
 
 - ``transcript_doctor/readers/<module>/__init__.py``, ``reader.py`` (a ``Reader`` that claims
   no file yet) and ``repair.py`` (a ``Repair`` that makes no repair yet);
-- its line in ``transcript_doctor/readers/__init__.py`` ``_MODULES``, before the generic
-  API layouts (the order breaks ties between equal claims);
+- its entry in ``transcript_doctor/readers/__init__.py`` ``_MODULES``, before the generic
+  API layouts (the order breaks ties between equal claims), shown every file (``ANY``);
 - ``fixtures/<NAME>/README.md`` (the provenance of every fixture goes there);
 - ``tests/expectations/<NAME>.json`` (``{}``: fill it with ``TD_UPDATE_EXPECTATIONS=1``);
 - ``tests/readers/test_<module>.py`` (detection look-alikes and edge cases go there).
@@ -146,15 +146,17 @@ def names(name: str) -> tuple[str, str]:
 
 
 def register(text: str, module: str) -> str:
-    """``readers/__init__.py`` with ``module``'s line in ``_MODULES``, before the generic layouts."""
+    """``readers/__init__.py`` with ``module``'s entry in ``_MODULES``, before the generic
+    layouts: ``ANY`` file of either container is shown to it until its entry says which
+    files its ``detect`` could claim."""
     start = text.index("_MODULES = (\n")
     end = text.index("\n)\n", start)
-    lines = text[start:end].split("\n")
-    if f'    "{module}",' in lines:
+    block = text[start:end]
+    if re.search(rf'Registered\(\s*"{module}"', block):
         raise SystemExit(f"{module} is already in readers/__init__.py _MODULES")
-    at = next((i for i, line in enumerate(lines) if line.strip().strip('",') in GENERIC), len(lines))
-    lines.insert(at, f'    "{module}",')
-    return text[:start] + "\n".join(lines) + text[end:]
+    generic = re.search(rf'\n    Registered\(\s*"(?:{"|".join(GENERIC)})"', block)
+    at = start + (generic.start() if generic else len(block))
+    return text[:at] + f'\n    Registered("{module}", ANY, ANY),' + text[at:]
 
 
 def main(argv: list[str]) -> int:

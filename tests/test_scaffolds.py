@@ -94,7 +94,7 @@ def test_scaffolds_touch_only_their_own_files(
     assert added_lines == {
         "README.md": ["| TD499 | scaffold-check | warning | — | — |"],  # derived by sync_docs.py
         "transcript_doctor/checks/__init__.py": ['    "scaffold_check",'],
-        "transcript_doctor/readers/__init__.py": ['    "acme_chat",'],
+        "transcript_doctor/readers/__init__.py": ['    Registered("acme_chat", ANY, ANY),'],
     }
     readers = after["transcript_doctor/readers/__init__.py"].decode()
     assert readers.index('"acme_chat"') < readers.index('"anthropic_messages"')  # before the generic layouts

@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -145,10 +144,16 @@ class Catalog:
 
 def rules_dir() -> Traversable:
     """``rules/`` as shipped inside the wheel, or beside the package in a checkout."""
-    shipped = files("transcript_doctor") / "rules"
+    here = Path(__file__)
+    if here.is_file():  # the package is a folder: what importlib.resources would find
+        shipped: Traversable = here.parent / "rules"
+    else:  # a zipped install (importlib.resources costs start-up: only then)
+        from importlib.resources import files
+
+        shipped = files("transcript_doctor") / "rules"
     if shipped.is_dir():
         return shipped
-    return Path(__file__).resolve().parent.parent / "rules"
+    return here.resolve().parent.parent / "rules"
 
 
 @cache

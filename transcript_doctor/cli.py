@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from transcript_doctor import __version__, engine, readers
-from transcript_doctor.model import Severity
+from transcript_doctor import __version__, commands, readers
+from transcript_doctor.commands import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    Color,
+    FailOn,
+    OutputFormat,
+    RulesFormat,
+    _error,
+)
+from transcript_doctor.commands import _settings as _settings
 
 app = typer.Typer(
     name="transcript-doctor",
@@ -19,34 +28,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
-
-class OutputFormat(str, Enum):
-    full = "full"
-    concise = "concise"
-    json = "json"
-    jsonl = "jsonl"
-    sarif = "sarif"
-    github = "github"
-
-
-class Color(str, Enum):
-    auto = "auto"
-    always = "always"
-    never = "never"
-
-
-class RulesFormat(str, Enum):
-    text = "text"
-    json = "json"
-
-
-class FailOn(str, Enum):
-    error = "error"
-    warning = "warning"
-    info = "info"
 
 
 def _version(value: bool) -> None:
@@ -62,12 +43,6 @@ def _root(
     ] = False,
 ) -> None:
     """Lint and repair stored AI-agent session transcripts."""
-
-
-def _error(message: str) -> None:
-    from transcript_doctor.safetext import printable
-
-    sys.stderr.write(f"transcript-doctor: {printable(message)}\n")
 
 
 Paths = Annotated[list[str] | None, typer.Argument(help="Files or folders ('-' reads standard input).")]
@@ -148,51 +123,15 @@ UnsafeFixesOpt = Annotated[
 ]
 
 
-def _settings(
-    reader: str | None,
-    select: list[str] | None,
-    extend: list[str] | None,
-    ignore: list[str] | None,
-    config_file: Path | None,
-    redact: bool,
-) -> engine.Options:
-    """Command line over configuration file, checked; usage errors exit 2."""
-    from transcript_doctor import catalog, config
-    from transcript_doctor.checks import Selection, SelectionError
-
-    if reader is not None and readers.by_name(reader) is None:
-        raise typer.BadParameter(
-            f"unknown reader {reader!r}; choose from {', '.join(readers.names())}", param_hint="--reader"
-        )
+def _call(body: Callable[..., None], given: dict[str, Any]) -> None:
+    """Run a command's body (commands.py) with typer's ways out: its usage errors as
+    ``BadParameter``, its exit status as ``Exit``."""
     try:
-        settings = config.load(config_file)
-        config.check(settings, readers.names, Selection.build)
-        chosen, extended, ignored = config.merged(settings, _split(select), _split(extend), _split(ignore))
-        selection = Selection.build(chosen, extended, ignored)
-        loaded = catalog.load(settings.extend_catalog)
-    except SelectionError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--select/--extend-select/--ignore") from None
-    except (config.ConfigError, catalog.CatalogError) as exc:
-        _error(str(exc))
-        raise typer.Exit(EXIT_ERROR) from None
-    return engine.Options(selection, loaded, reader, redact, settings)
-
-
-def _refuse_with_fix(**given: bool) -> None:
-    """``lint --fix`` runs ``fix``: a lint-only option would be silently dropped."""
-    for name, present in given.items():
-        if present:
-            option = "--" + name.replace("_", "-")
-            raise typer.BadParameter(f"{option} does not apply to `fix`", param_hint="--fix")
-
-
-def _remote(paths: list[str] | None) -> bool:
-    """A URL among the paths: the fleet runs it (fleet.py is not imported otherwise)."""
-    return any("://" in path for path in paths or [])
-
-
-def _split(values: list[str] | None) -> list[str]:
-    return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
+        body(**given)
+    except commands.BadOption as exc:
+        raise typer.BadParameter(exc.message, param_hint=exc.hint) from None
+    except commands.Exit as exc:
+        raise typer.Exit(exc.code) from None
 
 
 @app.command()
@@ -233,65 +172,7 @@ def lint(
     stdin_filename: StdinFilenameOpt = None,
 ) -> None:
     """Check transcripts and report findings (exit 1 if any)."""
-    from dataclasses import replace
-
-    from transcript_doctor import baseline, linting, output
-
-    if fix_instead:
-        _refuse_with_fix(
-            output_format=output_format is not OutputFormat.full,
-            statistics=statistics,
-            output_file=output_file is not None,
-            baseline=baseline_file is not None or write_baseline,
-            show_files=show_files,
-            show_settings=show_settings,
-            show_fixes=show_fixes,
-        )
-        fix(paths, reader=reader, select=select, extend_select=extend_select, ignore=ignore,
-            config_file=config_file, exit_zero=exit_zero, fail_on=fail_on, quiet=quiet,
-            force_exclude=force_exclude, redact=redact, jobs=jobs, no_progress=no_progress,
-            color=color, verbose=verbose, unsafe_fixes=unsafe_fixes, scheduler=scheduler,
-            hidden=hidden, stdin_filename=stdin_filename)  # fmt: skip
-        return
-    if quiet and verbose:
-        raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")
-    if write_baseline and baseline_file is None:
-        raise typer.BadParameter(
-            "--write-baseline needs --baseline FILE to write", param_hint="--write-baseline"
-        )
-    options = _settings(reader, select, extend_select, ignore, config_file, redact)
-    if show_settings or show_files:
-        from transcript_doctor import showing
-
-        if show_settings:
-            showing.settings(paths or ["."], options, force_exclude, sys.stdout)
-        else:
-            raise typer.Exit(
-                EXIT_ERROR if showing.files(paths or ["."], options, force_exclude, sys.stdout) else 0
-            )
-        raise typer.Exit(EXIT_CLEAN)
-    options = replace(options, unsafe_fixes=unsafe_fixes)
-    plan = linting.Plan(
-        output_format.value, statistics, quiet, not no_progress, jobs, force_exclude,
-        show_fixes=show_fixes, baseline=baseline_file, write_baseline=write_baseline, output_file=output_file,
-        color=None if color is Color.auto else color is Color.always, verbose=verbose,
-        hidden=hidden, stdin_filename=stdin_filename,
-    )  # fmt: skip
-    try:
-        if scheduler is not None or _remote(paths):
-            from transcript_doctor import fleet
-
-            run = fleet.lint(paths or ["."], options, plan, scheduler)
-        else:
-            run = linting.run(paths or ["."], options, plan)
-    except (baseline.BaselineError, output.OutputError) as exc:
-        _error(str(exc))
-        raise typer.Exit(EXIT_ERROR) from None
-    if run.failed:
-        raise typer.Exit(EXIT_ERROR)
-    threshold = Severity(fail_on.value).rank
-    failing = any(f.finding.rule.severity.rank >= threshold for _, f in run.findings)
-    raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN)
+    _call(commands.lint, locals())
 
 
 @app.command()
@@ -333,35 +214,7 @@ def fix(
     stdin_filename: StdinFilenameOpt = None,
 ) -> None:
     """Repair transcripts minimally: copies under --out, or --in-place, or --diff."""
-    from dataclasses import replace
-
-    from transcript_doctor import fixing
-
-    if in_place and diff:
-        raise typer.BadParameter("--in-place and --diff exclude each other", param_hint="--diff")
-    if out is not None and (in_place or diff):
-        other = "--in-place" if in_place else "--diff"
-        raise typer.BadParameter(f"--out and {other} exclude each other", param_hint="--out")
-    if quiet and verbose:
-        raise typer.BadParameter("--quiet and --verbose exclude each other", param_hint="--verbose")
-    options = _settings(reader, select, extend_select, ignore, config_file, redact)
-    options = replace(options, unsafe_fixes=unsafe_fixes)
-    mode = "diff" if diff else "in-place" if in_place else "out"
-    out_named = out is not None
-    out = out or "transcript-doctor-fixed"
-    plan = fixing.Plan(
-        mode, Path(out), report, Severity(fail_on.value), quiet, force_exclude,
-        jobs=jobs, progress=not no_progress, color=None if color is Color.auto else color is Color.always,
-        verbose=verbose, hidden=hidden, stdin_filename=stdin_filename, out_named=out_named,
-        backup=not no_backup,
-    )  # fmt: skip
-    if scheduler is not None or _remote(paths) or "://" in out:
-        from transcript_doctor import fleet
-
-        code = fleet.fix(paths or ["."], out, options, plan, scheduler)
-    else:
-        code = fixing.run(paths or ["."], options, plan)
-    raise typer.Exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+    _call(commands.fix, locals())
 
 
 @app.command("rules")
@@ -412,16 +265,36 @@ def formats(paths: Paths = None, reader: ReaderOpt = None, config_file: ConfigOp
         for known in readers.all_readers():
             typer.echo(f"{known.name:<20} {known.summary}")
         return
+    _call(_explain, {"paths": paths, "reader": reader, "config_file": config_file})
+
+
+def _explain(paths: list[str], reader: str | None, config_file: Path | None) -> None:
     from transcript_doctor import formats as explain
 
     options = _settings(reader, None, None, None, config_file, False)
-    raise typer.Exit(explain.run(paths, options))
+    raise commands.Exit(explain.run(paths, options))
 
 
 def run(args: list[str]) -> int:
     """Run the app and map every outcome to the exit codes of cli.md (never 1 for a bug)."""
+    return _outcome(app, args)
+
+
+def typer_outcome(error: EOFError | OSError) -> int:
+    """The exit status (and words) typer's main gives an ``EOFError`` or a broken pipe that a
+    command raised: the start-up path (``__main__``, without typer) hands those here."""
+    raising = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+    @raising.command()
+    def _raise() -> None:
+        raise error
+
+    return _outcome(raising, [])
+
+
+def _outcome(application: typer.Typer, args: list[str]) -> int:
     try:
-        app(args=args, prog_name="transcript-doctor")
+        application(args=args, prog_name="transcript-doctor")
     except SystemExit as exc:
         code = exc.code
         if code is None:

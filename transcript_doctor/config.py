@@ -15,11 +15,6 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 OWN_FILE = "transcript-doctor.toml"
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "extend-catalog", "readers", "exclude")
 
@@ -109,6 +104,12 @@ def load(explicit: Path | None = None, start: Path | None = None) -> Config:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    # The TOML parser is loaded only for a file to read (start-up of a run with none).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+
     try:
         document: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
         return document

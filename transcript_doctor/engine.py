@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from transcript_doctor import checks, guard, prescreen, readers
 from transcript_doctor.analysis.screen import Screen
@@ -12,11 +13,13 @@ from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
 from transcript_doctor.config import Config
-from transcript_doctor.editing import Splice
 from transcript_doctor.model import Applicability, Finding, Origin
 from transcript_doctor.readers.base import Detection, Reader, preview
 from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
 from transcript_doctor.transcript import Transcript
+
+if TYPE_CHECKING:
+    from transcript_doctor.editing import Splice
 
 
 @dataclass(frozen=True, slots=True)

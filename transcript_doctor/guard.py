@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from transcript_doctor.actions import InsertResult, RemoveResult
-from transcript_doctor.editing import EditError
 from transcript_doctor.model import Applicability, Message, Role
 
 if TYPE_CHECKING:
@@ -24,6 +22,10 @@ if TYPE_CHECKING:
 
 def withhold_contradictions(transcript: Transcript, found: list[Located], ctx: Context) -> None:
     """Mark both sides of every contradiction as not fixable, with the reason."""
+    if not found:
+        return  # (and actions.py, which a clean file's lint does not load, stays unloaded)
+    from transcript_doctor.actions import InsertResult, RemoveResult
+
     # A removal that destroys nothing (a byte copy of the result kept) contradicts nothing.
     removals = [
         f
@@ -63,6 +65,8 @@ def withhold_contradictions(transcript: Transcript, found: list[Located], ctx: C
 def _reply_slot(transcript: Transcript, message: Message) -> list[Message]:
     """The messages of the turn right after ``message``'s turn (notices skipped; a run of
     same-role messages is one turn where the vendor merges them)."""
+    from transcript_doctor.editing import EditError
+
     try:
         conversation, index = transcript.locate(message)
     except EditError:  # a message the reader did not index: no slot

@@ -8,10 +8,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from transcript_doctor import baseline, engine, output, progress, reporters, walk
+from transcript_doctor import engine, output, progress, reporters, walk
 from transcript_doctor.engine import FileReport, Options
 from transcript_doctor.source import TEXT_SUFFIXES
+
+if TYPE_CHECKING:
+    from transcript_doctor import baseline  # loaded only with --baseline (start-up)
 
 # Below this much work, starting worker processes costs more than it saves (measured: 64
 # files of 17 KB lint no faster with two workers than with one).
@@ -119,10 +123,14 @@ def _baseline(plan: Plan) -> baseline.Baseline | None:
     """The baseline to apply, read before the run so that a bad one fails fast."""
     if plan.baseline is None or plan.write_baseline:
         return None
+    from transcript_doctor import baseline
+
     return baseline.load(plan.baseline)
 
 
 def _write_baseline(path: Path, reports: list[FileReport], failed: bool) -> Result:
+    from transcript_doctor import baseline
+
     count = baseline.write(path, reports)
     _error(f"wrote {count} finding(s) to the baseline {path}", prefix=False)
     for report in reports:
@@ -215,6 +223,8 @@ def check_data(path: str, data: bytes, options: Options, fingerprints: bool = Fa
     try:
         report = engine.lint_bytes(path, data, options)
         if fingerprints:
+            from transcript_doctor import baseline
+
             baseline.fingerprint_all(path, data, report.findings)
         return report
     except RecursionError:

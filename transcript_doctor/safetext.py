@@ -13,21 +13,29 @@ Both are written the way Python's ``backslashreplace`` writes what it cannot enc
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 import orjson
 
 # Lone surrogates (no UTF-8 form).
-_SURROGATES = re.compile("[\ud800-\udfff]")
+_SURROGATES = "[\ud800-\udfff]"
 # Everything a terminal or a log may act on: C0 controls with their line breaks, DEL, C1
 # controls (U+009B is CSI on terminals that take 8-bit controls, U+0085 is NEL), the
 # Unicode line and paragraph separators, bidirectional overrides and isolates (they
 # reorder what is shown), and lone surrogates.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE = "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 # The same but line feeds and carriage returns, for a format that escapes those its own way.
-_UNSAFE_INLINE = re.compile(
-    "[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+_UNSAFE_INLINE = "[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """Compiled on first use: a lint that prints nothing (a clean file, ``-q``) never pays
+    for these classes (start-up)."""
+    return re.compile(pattern)
+
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -44,8 +52,9 @@ def printable(text: str) -> str:
     """``text`` for a human-readable line: no control character, no line break, and no
     ``::`` that could begin a line when the line is wrapped (the Actions runner reads a
     line as a workflow command after trimming leading spaces)."""
-    if _UNSAFE.search(text):
-        text = _UNSAFE.sub(_escape, text)
+    unsafe = _compiled(_UNSAFE)
+    if unsafe.search(text):
+        text = unsafe.sub(_escape, text)
     return _COMMAND.sub(lambda _: "\\x3a:", text) if "::" in text else text
 
 
@@ -54,12 +63,14 @@ _COMMAND = re.compile(r"(?<!\S)::")
 
 def printable_inline(text: str) -> str:
     """As :func:`printable`, keeping ``\\n`` and ``\\r`` for a caller that escapes them."""
-    return _UNSAFE_INLINE.sub(_escape, text) if _UNSAFE_INLINE.search(text) else text
+    unsafe = _compiled(_UNSAFE_INLINE)
+    return unsafe.sub(_escape, text) if unsafe.search(text) else text
 
 
 def encodable(text: str) -> str:
     """``text`` with each lone surrogate written as its ``\\uXXXX`` escape (valid UTF-8)."""
-    return _SURROGATES.sub(_escape, text) if _SURROGATES.search(text) else text
+    surrogates = _compiled(_SURROGATES)
+    return surrogates.sub(_escape, text) if surrogates.search(text) else text
 
 
 def dumps(value: Any, option: int = 0) -> bytes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from transcript_doctor.editing import EditError
 from transcript_doctor.model import Conversation, Message, Part
 from transcript_doctor.source import Source
 
@@ -33,6 +32,8 @@ class Transcript:
             self._where = {id(m): (c, i) for c in self.conversations for i, m in enumerate(c.messages)}
         found = self._where.get(id(message))
         if found is None:
+            from transcript_doctor.editing import EditError  # lint of a clean file never loads it
+
             raise EditError("the message is not in this transcript")
         return found
 
@@ -42,5 +43,7 @@ class Transcript:
             self._owner = {id(p): m for c in self.conversations for m in c.messages for p in m.parts}
         found = self._owner.get(id(part))
         if found is None:
+            from transcript_doctor.editing import EditError
+
             raise EditError("the part is not in this transcript")
         return found

@@ -7,7 +7,6 @@ storage unit costs a suffix test (and a folder test for paths without ``.json``)
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 
 from transcript_doctor import engine, readers
@@ -38,6 +37,8 @@ def check(path: str, options: Options, fingerprints: bool = False) -> FileReport
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
         return FileReport(path, error=f"internal error while checking {path}: {exc!r}")
     if fingerprints:  # keyed on the file's ids, which no later write moves
+        import hashlib  # (OpenSSL: loaded by a --baseline run only, not by every lint's start)
+
         for located in report.findings:
             subject = located.origin.pointer or located.finding.message
             located.fingerprint = hashlib.sha256(

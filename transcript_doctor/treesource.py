@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 
-from transcript_doctor.editing import EditError, JsonText, splice
 from transcript_doctor.source import JSONL_SUFFIXES, Container, ParseError, Source
+
+if TYPE_CHECKING:  # editing.py is loaded by a repair only: linting loads this module for every path
+    from transcript_doctor.editing import JsonText
 
 FOLDERS = ("session", "message", "part")
 SESSION_PREFIX = "ses_"
@@ -175,6 +178,8 @@ class Files:
         self.texts: dict[str, JsonText] = {}
 
     def text(self, path: str) -> JsonText:
+        from transcript_doctor.editing import EditError, JsonText
+
         if path not in self.texts:
             data = self.source.files.get(path)
             if data is None:
@@ -184,4 +189,6 @@ class Files:
 
     def changed(self) -> dict[str, bytes]:
         """The new bytes of each edited file, by path."""
+        from transcript_doctor.editing import splice
+
         return {path: splice(text.data, text.splices()) for path, text in self.texts.items() if text.changed}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.analysis.turns import abandoned_partials, last_turn
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Role, Rule, Screening, Severity, unsafe
@@ -25,6 +24,9 @@ SAFETY = unsafe("removes a partial model answer, which is real model output")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action (start-up).
+    from transcript_doctor.actions import RemoveMessage
+
     for conversation in ctx.conversations:
         partials = abandoned_partials(conversation)
         for message in partials:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import Relink
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, unsafe
 
@@ -25,6 +24,9 @@ SAFETY = unsafe("re-links the chain to a record chosen by position, which change
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action (start-up).
+    from transcript_doctor.actions import Relink
+
     for conversation in ctx.conversations:
         for link in conversation.broken_links:
             yield Finding(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Finding, Rule, Screening, Severity
 
@@ -24,6 +23,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     structural cause, reported once (at its first repeated call) with its count, not once
     per copied call.
     """
+    # Not at import: the lint of a clean file loads no pairing (start-up).
+    from transcript_doctor.analysis import pairing
+
     for conversation in ctx.conversations:
         repeats = conversation.repeats
         cause_of = {call_id: index for index, repeat in enumerate(repeats) for call_id in repeat.call_ids}

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import RemoveResult
-from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, safe, unsafe
 
@@ -26,6 +24,10 @@ DIFFERENT = unsafe("the removed result differs from the one kept: it may be real
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action nor pairing (start-up).
+    from transcript_doctor.actions import RemoveResult
+    from transcript_doctor.analysis import pairing
+
     for conversation in ctx.conversations:
         for extra in ctx.shared(pairing.analyse, conversation).duplicates:
             assert extra.call is not None

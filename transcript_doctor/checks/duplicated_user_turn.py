@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import RemoveDuplicate
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import (
     Applicability,
@@ -37,6 +36,9 @@ DIFFERENT = unsafe("the removed record differs from the one kept (same content a
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action (start-up).
+    from transcript_doctor.actions import RemoveDuplicate
+
     for conversation in ctx.conversations:
         previous: Message | None = None
         for message in conversation.messages:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.analysis.turns import abandoned_partials
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import (
@@ -65,6 +64,9 @@ def safety(message: Message) -> Safety:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action (start-up).
+    from transcript_doctor.actions import RemoveMessage
+
     for conversation in ctx.conversations:
         partials = abandoned_partials(conversation)
         for message in conversation.messages:

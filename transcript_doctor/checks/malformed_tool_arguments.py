@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import ReplaceArguments
 from transcript_doctor.analysis.arguments import malformed
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import (
@@ -37,6 +36,9 @@ SAFETY = unsafe("replaces the model's own arguments text (kept in the report) wi
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action (start-up).
+    from transcript_doctor.actions import ReplaceArguments
+
     for conversation in ctx.conversations:
         if not conversation.dialect.replays_arguments_text:
             continue

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import AddSignature
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, PartKind, Phase, Rule, Screening, Severity, safe
 
@@ -24,6 +23,9 @@ SAFETY = safe("adds the signature Gemini CLI itself adds; changes nothing else")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action (start-up).
+    from transcript_doctor.actions import AddSignature
+
     for conversation in ctx.conversations:
         for message in conversation.messages:
             for part in message.parts:

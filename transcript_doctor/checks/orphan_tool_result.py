@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import RemoveResult
-from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, unsafe
 
@@ -26,6 +24,10 @@ SAFETY = unsafe("removes a tool result, which may be real tool output whose call
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action nor pairing (start-up).
+    from transcript_doctor.actions import RemoveResult
+    from transcript_doctor.analysis import pairing
+
     for conversation in ctx.conversations:
         for orphan in ctx.shared(pairing.analyse, conversation).orphans:
             call, how = pairing.label(orphan.part)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Finding, Rule, Screening, Severity
 
@@ -18,6 +17,9 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no pairing (start-up).
+    from transcript_doctor.analysis import pairing
+
     for conversation in ctx.conversations:
         for gap in ctx.shared(pairing.analyse, conversation).unanswered:
             if gap.continued_at is not None:

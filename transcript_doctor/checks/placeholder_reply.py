@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import RemoveMessage
 from transcript_doctor.catalog import INTERRUPTION
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.placeholders import safety, whole_turn_markers
@@ -25,6 +24,9 @@ RULE = Rule(
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action (start-up).
+    from transcript_doctor.actions import RemoveMessage
+
     for conversation, message, marker in whole_turn_markers(ctx):
         if marker.kind == INTERRUPTION:
             continue  # TD202

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import StripTrailingWhitespace
 from transcript_doctor.analysis.turns import abandoned_partials, last_turn
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import (
@@ -34,6 +33,9 @@ SAFETY = safe("removes only trailing whitespace; every other character of the te
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action (start-up).
+    from transcript_doctor.actions import StripTrailingWhitespace
+
     for conversation in ctx.conversations:
         if not conversation.dialect.final_text_is_prefill:
             continue

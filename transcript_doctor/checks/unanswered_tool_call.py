@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import InsertResult
-from transcript_doctor.analysis import pairing
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, safe
 
@@ -25,6 +23,10 @@ SAFETY = safe("adds a synthetic error result marked as such; removes nothing")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
+    # Not at import: the lint of a clean file loads no action nor pairing (start-up).
+    from transcript_doctor.actions import InsertResult
+    from transcript_doctor.analysis import pairing
+
     for conversation in ctx.conversations:
         for gap in ctx.shared(pairing.analyse, conversation).unanswered:
             if gap.continued_at is None:

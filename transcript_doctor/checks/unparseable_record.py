@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from transcript_doctor.actions import RepairRecord
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Origin, Phase, Rule, Screening, Severity, safe
 from transcript_doctor.source import REJOIN
@@ -30,6 +29,9 @@ REJOINED = safe("writes each raw line break inside the string as its escape; eve
 
 def check(ctx: Context) -> Iterator[Finding]:
     for error in ctx.transcript.source.errors:
+        # Loaded with the first finding: a clean file's lint loads no action (start-up).
+        from transcript_doctor.actions import RepairRecord
+
         action = RepairRecord(error) if error.repair else None
         safety = REJOINED if error.repair == REJOIN else SAFETY
         yield Finding(RULE, Origin(error.line, error.record), error.message, action, safety)

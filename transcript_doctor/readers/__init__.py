@@ -1,13 +1,15 @@
 """The reader registry and detection.
 
-Every reader is asked about every file (except those whose ``first_keys`` the file's first
-record lacks); the highest-scoring claim wins and ties go to the reader listed first
-(vendor layouts before the generic API layouts).
+A reader is asked about a file only when the file can be its: the registry says, per
+reader, what a file must show before its module is even imported (so that linting one
+file imports the readers that could claim it, not all fourteen), and a loaded reader may
+narrow that further with ``first_keys``.  The highest-scoring claim wins and ties go to the
+reader listed first (vendor layouts before the generic API layouts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from functools import cache
 from importlib import import_module
 from typing import Any
@@ -15,27 +17,76 @@ from typing import Any
 from transcript_doctor.readers.base import Detection, Reader
 from transcript_doctor.source import Container, Source
 
+Keys = frozenset[str] | None
+ANY: Keys = None  # asked about every file of that container
+NEVER: Keys = frozenset()  # its detect returns None for every file of that container
+
+
+class Registered:
+    """One reader of the registry and the files its ``detect`` could claim, by container:
+    for JSONL, keys one of which a record of the file's head holds; for a JSON document,
+    keys one of which the document (or, for an array, its first item) holds; ``ANY`` or
+    ``NEVER``.  ``unless``: keys that, held by a record of the head, rule the reader out.
+    Declare only what ``detect`` itself requires: tests/test_registry.py checks every
+    fixture and corpus file the reader claims."""
+
+    __slots__ = ("json", "jsonl", "module", "unless")
+
+    def __init__(self, module: str, jsonl: Keys, json: Keys, unless: Collection[str] = ()) -> None:
+        self.module = module
+        self.jsonl = jsonl
+        self.json = json
+        self.unless = frozenset(unless)
+
+    def may_claim(self, source: Source, keys: Collection[str] | None) -> bool:
+        """Whether ``detect`` could claim ``source``, whose head holds ``keys`` (None: the
+        file has no record to tell by, only ``NEVER`` rules a reader out)."""
+        wanted = self.jsonl if source.container is Container.JSONL else self.json
+        if wanted is None:
+            return keys is None or self.unless.isdisjoint(keys)
+        if not wanted:
+            return False
+        return keys is None or (not wanted.isdisjoint(keys) and self.unless.isdisjoint(keys))
+
+
 _MODULES = (
-    "gemini_cli",
-    "gemini_checkpoint",
-    "qwen_code",
-    "claude_code",
-    "codex",
-    "pi",
-    "copilot_cli",
-    "openworker",
-    "neurolink",
-    "mistral_vibe",
-    "kimi_cli",
-    "opencode",
-    "anthropic_messages",
-    "openai_chat",
+    Registered(
+        "gemini_cli", frozenset({"projectHash", "$set", "$rewindTo"}), frozenset({"projectHash", "messageId"})
+    ),
+    Registered("gemini_checkpoint", NEVER, frozenset({"clientHistory", "history", "role"})),
+    Registered("qwen_code", frozenset({"uuid"}), NEVER, unless={"userType", "toolUseResult"}),
+    Registered("claude_code", ANY, NEVER),
+    Registered("codex", frozenset({"payload", "id", "ts"}), NEVER),
+    Registered("pi", frozenset({"id"}), NEVER),
+    Registered("copilot_cli", frozenset({"parentId"}), NEVER),
+    Registered("openworker", frozenset({"role"}), NEVER),
+    # A message list (its first item has a role), or an object with two envelope keys.
+    Registered(
+        "neurolink",
+        NEVER,
+        frozenset({"role", "id", "title", "sessionId", "userId", "createdAt", "updatedAt"}),
+    ),
+    Registered("mistral_vibe", frozenset({"role"}), frozenset({"total_messages"})),
+    Registered("kimi_cli", frozenset({"role", "protocol_version"}), NEVER),
+    Registered("opencode", NEVER, frozenset({"info"})),
+    Registered(
+        "anthropic_messages",
+        frozenset({"role", "messages"}),
+        frozenset({"messages", "role", "type", "task", "files_in_context"}),
+    ),
+    Registered("openai_chat", frozenset({"role", "messages"}), frozenset({"messages", "role"})),
 )
 
 
 @cache
+def _loaded(module: str) -> Reader:
+    reader: Reader = import_module(f"{__name__}.{module}").READER
+    return reader
+
+
+@cache
 def all_readers() -> tuple[Reader, ...]:
-    return tuple(import_module(f"{__name__}.{name}").READER for name in _MODULES)
+    return tuple(_loaded(entry.module) for entry in _MODULES)
 
 
 def by_name(name: str) -> Reader | None:
@@ -58,11 +109,12 @@ def claim(reader: Reader, source: Source) -> Detection | None:
 
 
 def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | None:
-    """The best claim on ``source``.  A reader that declares ``first_keys`` is asked only
-    when the file's first record holds one of them (``every``: ask every reader)."""
+    """The best claim on ``source``.  Only the readers that may claim it are loaded and
+    asked, and of those, one that declares ``first_keys`` only when the file's first record
+    holds one of them (``every``: ask every reader)."""
     keys = None if every else first_keys(source)
     best: tuple[Reader, Detection] | None = None
-    for reader in all_readers():
+    for reader in all_readers() if every else _candidates(source):
         wanted = reader.first_keys
         if keys is not None and wanted is not None and wanted.isdisjoint(keys):
             continue  # its detect could not claim this file
@@ -70,6 +122,27 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
         if found is not None and (best is None or found.score > best[1].score):
             best = (reader, found)
     return best
+
+
+def _candidates(source: Source) -> Iterator[Reader]:
+    """The readers whose registry entry says they may claim ``source``, in registry order."""
+    keys = head_keys(source)
+    for entry in _MODULES:
+        if entry.may_claim(source, keys):
+            yield _loaded(entry.module)
+
+
+def head_keys(source: Source) -> Collection[str] | None:
+    """The keys a file shows the registry: those of every record of a JSONL head, or of a
+    JSON document (or its first item); None when there is no record to tell by."""
+    if source.container is Container.JSONL:
+        records = [record for record in source.head() if isinstance(record, dict)]
+        if not records:
+            return None
+        return records[0].keys() if len(records) == 1 else set().union(*records)
+    value = source.value
+    first = value[0] if isinstance(value, list) and value else value
+    return first.keys() if isinstance(first, dict) else None
 
 
 def first_keys(source: Source) -> Collection[str]:

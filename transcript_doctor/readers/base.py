@@ -13,20 +13,6 @@ from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from transcript_doctor.actions import (
-    Action,
-    AddSignature,
-    InsertResult,
-    MoveResult,
-    Relink,
-    RemoveDuplicate,
-    RemoveMessage,
-    RemoveResult,
-    RepairRecord,
-    ReplaceArguments,
-    StripTrailingWhitespace,
-)
-from transcript_doctor.editing import EditError, JsonText, Lines, Splice
 from transcript_doctor.model import Conversation, Dialect
 from transcript_doctor.source import STRICT, Container, Loader, Source
 from transcript_doctor.transcript import Transcript
@@ -34,11 +20,26 @@ from transcript_doctor.transcript import Transcript
 if TYPE_CHECKING:
     import sqlite3
 
+    from transcript_doctor.actions import (
+        Action,
+        AddSignature,
+        InsertResult,
+        MoveResult,
+        Relink,
+        RemoveDuplicate,
+        RemoveMessage,
+        RemoveResult,
+        RepairRecord,
+        ReplaceArguments,
+        StripTrailingWhitespace,
+    )
     from transcript_doctor.analysis.screen import Screen
     from transcript_doctor.dbsource import DatabaseSource, Rows
+    from transcript_doctor.editing import EditError, JsonText, Lines, Splice
     from transcript_doctor.treesource import Files, TreeSource
 
-Edit = Lines | JsonText
+    Edit = Lines | JsonText
+
 _M = TypeVar("_M", bound=Callable[..., Any])
 
 # Detection scores: the highest claim wins, ties go to the reader listed first.
@@ -121,6 +122,22 @@ class Reader:
         return Detection(self.name, reason, score, transcript)
 
 
+def _edit_error(message: str) -> EditError:
+    """``EditError(message)``: editing.py, like actions.py, is loaded when a repair is
+    made or previewed, never by the lint of a clean file (start-up)."""
+    from transcript_doctor.editing import EditError
+
+    return EditError(message)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Edit":  # the repair modules' annotation of an editor (editing.py, loaded now)
+        from transcript_doctor.editing import JsonText, Lines
+
+        return Lines | JsonText
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _refused(method: _M) -> _M:
     method.refused = True  # type: ignore[attr-defined]
     return method
@@ -156,17 +173,19 @@ class Repair:
     def apply_rows(self, transcript: Transcript, action: Action, rows: Rows) -> str:
         """A repair made as row changes inside a database's transaction (dbfix.py): only
         layouts whose reader reads databases override it."""
-        raise EditError("this layout cannot repair a database")
+        raise _edit_error("this layout cannot repair a database")
 
     def apply_files(self, transcript: Transcript, action: Action, files: Files) -> str:
         """A repair made as edits of the files of a storage folder (treefix.py): only
         layouts whose reader reads such folders override it."""
-        raise EditError("this layout cannot repair a storage folder")
+        raise _edit_error("this layout cannot repair a storage folder")
 
     def repair_record(self, transcript: Transcript, action: RepairRecord, edit: Edit) -> str:
         """TD001 in any JSONL layout: drop a torn final line, or cut a glued stub off."""
+        from transcript_doctor.editing import Lines
+
         if not isinstance(edit, Lines):
-            raise EditError("only a JSONL line can be repaired on its own")
+            raise _edit_error("only a JSONL line can be repaired on its own")
         error = action.error
         if error.repair == "drop":
             edit.remove(error.record)
@@ -175,45 +194,45 @@ class Repair:
             line = edit.line(error.record)
             edit.replace(error.record, edit.data[line.start + error.keep_from : line.end])
             return "replace"
-        raise EditError("this record cannot be repaired without guessing")
+        raise _edit_error("this record cannot be repaired without guessing")
 
     @_refused
     def remove_message(self, transcript: Transcript, action: RemoveMessage, edit: Edit) -> str:
-        raise EditError("this layout cannot remove a turn")
+        raise _edit_error("this layout cannot remove a turn")
 
     @_refused
     def strip_trailing_whitespace(
         self, transcript: Transcript, action: StripTrailingWhitespace, edit: Edit
     ) -> str:
-        raise EditError("this layout cannot strip a text")
+        raise _edit_error("this layout cannot strip a text")
 
     @_refused
     def insert_result(self, transcript: Transcript, action: InsertResult, edit: Edit) -> str:
-        raise EditError("this layout cannot insert a result")
+        raise _edit_error("this layout cannot insert a result")
 
     @_refused
     def remove_result(self, transcript: Transcript, action: RemoveResult, edit: Edit) -> str:
-        raise EditError("this layout cannot remove a result")
+        raise _edit_error("this layout cannot remove a result")
 
     @_refused
     def move_result(self, transcript: Transcript, action: MoveResult, edit: Edit) -> str:
-        raise EditError("this layout cannot move a result")
+        raise _edit_error("this layout cannot move a result")
 
     @_refused
     def add_signature(self, transcript: Transcript, action: AddSignature, edit: Edit) -> str:
-        raise EditError("this layout has no thought signatures")
+        raise _edit_error("this layout has no thought signatures")
 
     @_refused
     def replace_arguments(self, transcript: Transcript, action: ReplaceArguments, edit: Edit) -> str:
-        raise EditError("this layout stores no arguments text")
+        raise _edit_error("this layout stores no arguments text")
 
     @_refused
     def remove_duplicate(self, transcript: Transcript, action: RemoveDuplicate, edit: Edit) -> str:
-        raise EditError("this layout cannot remove a copied turn")
+        raise _edit_error("this layout cannot remove a copied turn")
 
     @_refused
     def relink(self, transcript: Transcript, action: Relink, edit: Edit) -> str:
-        raise EditError("this layout has no parent links")
+        raise _edit_error("this layout has no parent links")
 
 
 @cache
@@ -231,6 +250,8 @@ def _repair_of(package: str) -> Repair:
 
 def editor(source: Source) -> Edit:
     """The editor for a file's container: lines of JSONL, or the one JSON document."""
+    from transcript_doctor.editing import JsonText, Lines
+
     if source.container is Container.JSONL:
         return Lines(source)
     return JsonText(source.data, 3 if source.bom else 0)
@@ -238,6 +259,8 @@ def editor(source: Source) -> Edit:
 
 def preview(transcript: Transcript, action: Action) -> list[Splice] | None:
     """The splices one repair would make on the file as it is (for SARIF fixes)."""
+    from transcript_doctor.editing import EditError
+
     edit = editor(transcript.source)
     try:
         transcript.reader.repair.apply(transcript, action, edit)

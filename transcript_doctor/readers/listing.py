@@ -11,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.analysis.screen import ASSISTANT, Screen, Turn, crosses
-from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.source import Container, Source
 from transcript_doctor.transcript import Transcript
+
+if TYPE_CHECKING:
+    from transcript_doctor.editing import JsonText, Lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +173,13 @@ def _listing(
 
 
 # -- edits on elements (for ``fix``) -----------------------------------------------
+# editing.py is loaded by these, not by reading: lint of a clean file never needs it.
 
 
 def _where(edit: Lines | JsonText, origin: Origin) -> tuple[JsonText | None, str]:
     """The JSON text holding an element and its pointer there; ``None`` for a whole line."""
+    from transcript_doctor.editing import JsonText
+
     if isinstance(edit, JsonText):
         return edit, origin.pointer or ""
     if origin.pointer is None:
@@ -183,6 +188,8 @@ def _where(edit: Lines | JsonText, origin: Origin) -> tuple[JsonText | None, str
 
 
 def remove(edit: Lines | JsonText, origin: Origin) -> None:
+    from transcript_doctor.editing import Lines
+
     text, pointer = _where(edit, origin)
     if text is None:
         assert isinstance(edit, Lines)
@@ -193,6 +200,8 @@ def remove(edit: Lines | JsonText, origin: Origin) -> None:
 
 def insert_after(edit: Lines | JsonText, origin: Origin, value: Any = None, raw: bytes | None = None) -> None:
     """A new element right after the element at ``origin`` (in its list, or its line)."""
+    from transcript_doctor.editing import Lines
+
     text, pointer = _where(edit, origin)
     if text is None:
         assert isinstance(edit, Lines)
@@ -204,6 +213,8 @@ def insert_after(edit: Lines | JsonText, origin: Origin, value: Any = None, raw:
 
 def raw(edit: Lines | JsonText, origin: Origin) -> bytes:
     """The original bytes of an element, to move it elsewhere unchanged."""
+    from transcript_doctor.editing import Lines
+
     text, pointer = _where(edit, origin)
     if text is None:
         assert isinstance(edit, Lines)
@@ -216,6 +227,8 @@ def strip(edit: Lines | JsonText, origin: Origin) -> None:
     """Strip the trailing whitespace of the string at ``origin``."""
     text, pointer = _where(edit, origin)
     if text is None:
+        from transcript_doctor.editing import EditError
+
         raise EditError("a whole record is not a string")
     text.strip_string(pointer)
 

@@ -1,0 +1,97 @@
+"""The reader registry loads only the readers that may claim a file, and never hides a file
+from the reader that claims it.
+
+``readers._MODULES`` says, per reader, what a file must show (by container: keys of its
+head records, or of its document) before the reader's module is imported.  Here every
+fixture and every file of the shared corpus is shown to every reader directly: a reader
+that claims a file must be one the registry would have asked.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import FIXTURES, ROOT
+
+from transcript_doctor import readers
+from transcript_doctor.source import Container, NotJson, Source, sniff
+
+SHARED = ROOT.parent / "shared" / "corpus"
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES) if root.is_dir() else []
+
+
+FILES = [*_files(FIXTURES), *_files(SHARED), *_files(ROOT / "tests" / "data")]
+
+
+def _id(path: Path) -> str:
+    return path.relative_to(ROOT.parent).as_posix()
+
+
+def _source(path: Path) -> Source | None:
+    try:
+        source = sniff(path.name, path.read_bytes())
+    except NotJson:
+        return None
+    if source.container is Container.JSON and source.value is None:
+        return None  # does not parse: no reader is asked
+    return source
+
+
+def test_the_registry_names_every_reader_once() -> None:
+    modules = [entry.module for entry in readers._MODULES]
+    assert len(set(modules)) == len(modules)
+    for entry, reader in zip(readers._MODULES, readers.all_readers(), strict=True):
+        assert type(reader).__module__ == f"transcript_doctor.readers.{entry.module}.reader"
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_a_reader_that_claims_a_file_is_one_the_registry_asks(path: Path) -> None:
+    source = _source(path)
+    if source is None:
+        return
+    keys = readers.head_keys(source)
+    for entry, reader in zip(readers._MODULES, readers.all_readers(), strict=True):
+        if readers.claim(reader, source) is not None:
+            assert entry.may_claim(source, keys), (reader.name, sorted(keys or ()))
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_detection_is_the_same_as_asking_every_reader(path: Path) -> None:
+    source = _source(path)
+    if source is None:
+        return
+    dispatched, every = readers.detect(source), readers.detect(source, every=True)
+    assert (dispatched and (dispatched[0].name, dispatched[1])) == (every and (every[0].name, every[1]))
+
+
+def test_a_file_with_no_record_to_tell_by_is_shown_to_every_reader_of_its_container() -> None:
+    source = sniff("logs.json", b"[]")
+    assert readers.head_keys(source) is None
+    asked = [entry.module for entry in readers._MODULES if entry.may_claim(source, None)]
+    assert asked == [e.module for e in readers._MODULES if e.json != readers.NEVER]
+    assert "gemini_cli" in asked  # an empty logs.json is Gemini CLI's prompt log
+    found = readers.detect(source)
+    assert found is not None and found[0].name == "gemini-cli"
+
+
+def test_detecting_a_claude_code_session_loads_only_its_reader() -> None:
+    """In a fresh interpreter: no other vendor's module is imported to detect it."""
+    code = (
+        "import sys\n"
+        "from transcript_doctor import readers\n"
+        "from transcript_doctor.source import sniff\n"
+        f"data = open({str(FIXTURES / 'claude-code' / 'clean-rewound-branch.jsonl')!r}, 'rb').read()\n"
+        "found = readers.detect(sniff('s.jsonl', data))\n"
+        "print(found[0].name)\n"
+        "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('transcript_doctor.readers.')}))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert run.stdout.splitlines() == ["claude-code", "['base', 'claude_code']"]
