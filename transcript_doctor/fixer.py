@@ -18,8 +18,10 @@ placeholder goes) are reported with the repairs that exposed them.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from transcript_doctor import checks, engine, readers
@@ -28,7 +30,7 @@ from transcript_doctor.editing import EditError, Logged, Splice, splice
 from transcript_doctor.engine import Located, Options
 from transcript_doctor.model import Applicability, Severity
 from transcript_doctor.readers.base import editor
-from transcript_doctor.source import Source
+from transcript_doctor.source import NotJson, Source, sniff
 from transcript_doctor.transcript import Transcript
 
 MAX_PASSES = 4
@@ -48,6 +50,17 @@ class Applied:
     edits: tuple[Logged, ...]
     applicability: Applicability
     safety: str  # what the repair keeps or destroys
+    companion: bool = False  # the repair also changes the layout's companion file
+
+
+# Reads a companion file (readers/base.py Repair.companion) by its path; OSError if it cannot.
+CompanionReader = Callable[[str], bytes]
+
+
+def read_companion(path: str) -> bytes:
+    """The plain :data:`CompanionReader` (``fix --out``, ``--diff``, the ``-j`` workers)."""
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +71,22 @@ class Step:
     offset: int
     old: bytes
     new: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Companion:
+    """The file a layout keeps in step with its transcript, as read and as the repairs
+    leave it (``after == before`` when it needed no change)."""
+
+    path: str
+    before: bytes
+    after: bytes
+    edits: tuple[Logged, ...] = ()
+    steps: tuple[Step, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
 
 
 @dataclass(slots=True)
@@ -73,13 +102,16 @@ class Outcome:
     rolled_back: list[str] = field(default_factory=list)  # "RULE: why", one per failed repair
     skipped: str | None = None
     error: str | None = None
+    companion: Companion | None = None  # read for a repair that needed it
 
     @property
     def changed(self) -> bool:
         return self.after != self.before
 
 
-def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
+def fix_bytes(path: str, data: bytes, options: Options, companions: CompanionReader | None = None) -> Outcome:
+    """``companions`` reads the file a layout keeps beside ``path`` (``fix`` of a named
+    file); without it a repair that must change that file too is not made."""
     if data.startswith(b"SQLite format 3\x00"):  # standard input or a URL (dbsource.MAGIC)
         from transcript_doctor import dbsource
 
@@ -91,8 +123,8 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
         return outcome
     # Re-read with the same reader: an edit must not change how the file is understood.
     pinned = replace(options, reader=transcript.reader.name, pinned=True)
-    run = _Run(path, pinned, _detected(transcript.source))
-    original = report.findings
+    run = _Run(path, pinned, _detected(transcript.source), companions)
+    original = _gate(run, transcript, report.findings)
     # Repairs whose errors stayed at the end are banned and the file repaired again from
     # the start without them: the independent repairs stay (issue: one relink that
     # exposed an unrepairable TD301 used to take every repair of the file with it).
@@ -119,6 +151,14 @@ def fix_bytes(path: str, data: bytes, options: Options) -> Outcome:
         )
         outcome.applied, outcome.steps, current, findings, final = [], [], data, original, transcript
         reasons = {}
+    if run.companion is not None:
+        made = _companion(run, final, any(a.companion for a in outcome.applied))
+        if isinstance(made, str):  # the two files would disagree: give both back untouched
+            outcome.rolled_back.append(f"all: {made}")
+            outcome.applied, outcome.steps, current, findings, final = [], [], data, original, transcript
+            reasons = {}
+        else:
+            outcome.companion = made
     outcome.after = current
     outcome.introduced = _introduced(original, findings, Counter(a.rule for a in outcome.applied))
     outcome.remaining = [
@@ -217,7 +257,13 @@ class _Run:
     path: str
     pinned: Options
     detected: tuple[str, bool] | None  # how detection read the input
+    companions: CompanionReader | None = None
     budget: int = SPLIT_BUDGET
+    # The layout's companion file, read on the first repair that needs it: its path and
+    # bytes, or why such repairs cannot be made (``checked`` once it was looked at).
+    companion: tuple[str, bytes] | None = None
+    problem: str | None = None
+    checked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,12 +338,87 @@ def _attempt(
     report, new_transcript = engine.inspect(run.path, new, run.pinned)
     if new_transcript is None:
         return "the result could not be read again"
-    why = _verify(findings, report.findings, group[0].finding.rule.code, len(group))
+    found = _gate(run, new_transcript, report.findings)
+    why = _verify(findings, found, group[0].finding.rule.code, len(group))
     if why is None:
         why = _flipped(run.detected, _detected(new_transcript.source))
     if why is not None:
         return why
-    return Attempt(group, new, repairs, splices, report.findings, new_transcript)
+    return Attempt(group, new, repairs, splices, found, new_transcript)
+
+
+def _gate(run: _Run, transcript: Transcript, findings: list[Located]) -> list[Located]:
+    """The findings, those whose repair needs the layout's companion file withheld (with
+    why, as lint withholds a refused repair) when that file cannot be read or edited."""
+    repair = transcript.reader.repair
+    if repair.companion is None:
+        return findings
+    gated: list[Located] = []
+    for located in findings:
+        action = located.finding.action
+        needs = None if action is None or located.applicability is None else repair.needs_companion(action)
+        if needs is not None and (problem := _companion_problem(run, transcript)) is not None:
+            located = replace(located, fixable=False, applicability=None, blocked=f"{needs}; {problem}")
+        gated.append(located)
+    return gated
+
+
+def _companion_problem(run: _Run, transcript: Transcript) -> str | None:
+    if run.checked:
+        return run.problem
+    run.checked = True
+    repair = transcript.reader.repair
+    name = repair.companion
+    assert name is not None
+    if run.companions is None:
+        run.problem = (
+            f"fix sees this file alone here (standard input or bytes in memory), not the {name} beside it"
+        )
+        return run.problem
+    where = os.path.join(os.path.dirname(run.path), name)
+    try:
+        data = run.companions(where)
+    except FileNotFoundError:
+        run.problem = f"there is no {name} beside it ({where})"
+        return run.problem
+    except OSError as exc:
+        run.problem = f"{where} cannot be read: {exc.strerror}"
+        return run.problem
+    try:
+        repair.rewrite_companion(data, transcript.source)
+    except EditError as exc:
+        run.problem = f"{where}: {exc}"
+        return run.problem
+    run.companion = (where, data)
+    return None
+
+
+def _companion(run: _Run, final: Transcript, needed: bool) -> Companion | str:
+    """The companion file for the repaired transcript, verified: edited again it needs no
+    change, and it is still read as the same layout's companion.  Unchanged when no kept
+    repair needed it (nothing else of it is fix's business)."""
+    assert run.companion is not None
+    where, before = run.companion
+    if not needed:
+        return Companion(where, before, before)
+    repair = final.reader.repair
+    try:
+        edit = repair.rewrite_companion(before, final.source)
+        splices = edit.splices()
+        after = splice(before, splices)
+        again = repair.rewrite_companion(after, final.source)
+    except EditError as exc:
+        return f"{where}: {exc}"
+    if again.changed or _companion_layout(where, after) != _companion_layout(where, before):
+        return f"{where} would not agree with the repaired file"
+    return Companion(where, before, after, tuple(edit.log), tuple(_steps(before, splices)))
+
+
+def _companion_layout(path: str, data: bytes) -> tuple[str, bool] | None:
+    try:
+        return _detected(sniff(path, data))
+    except NotJson:
+        return None
 
 
 def _flipped(before: tuple[str, bool] | None, after: tuple[str, bool] | None) -> str | None:
@@ -335,6 +456,7 @@ def _apply_group(
                 tuple(edit.log[before:]),
                 finding.safety.applicability,
                 finding.safety.reason,
+                transcript.reader.repair.needs_companion(action) is not None,
             )
         )
     try:

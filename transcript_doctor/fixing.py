@@ -23,7 +23,7 @@ from transcript_doctor import (
     writer,
 )
 from transcript_doctor.engine import Options
-from transcript_doctor.fixer import Outcome, fix_bytes
+from transcript_doctor.fixer import Outcome, fix_bytes, read_companion
 from transcript_doctor.model import Applicability, Severity
 from transcript_doctor.safetext import printable, printable_inline
 
@@ -173,7 +173,9 @@ def _read(result: _Released | Unwritten | None) -> int:
 def _released(outcome: Outcome) -> _Released:
     fields = {f: getattr(outcome, f) for f in Outcome.__dataclass_fields__}
     return _Released(
-        **{**fields, "before": b"", "after": b""}, was_changed=outcome.changed, read=len(outcome.before)
+        **{**fields, "before": b"", "after": b"", "companion": None},
+        was_changed=outcome.changed,
+        read=len(outcome.before),
     )
 
 
@@ -285,10 +287,14 @@ def _fix_one(
     except OSError as exc:
         _error(f"cannot read {path}: {exc.strerror}")
         return None
+    companions = _Companions(plan.mode == "in-place")
     try:
         outcome = prefetch.take(path, data) if prefetch is not None else None
+        if outcome is not None and not companions.same(outcome):
+            outcome = None  # its companion file changed since the worker read it
         name = plan.stdin_filename if path == "-" and plan.stdin_filename else path
-        outcome = outcome or fix_bytes(name, data, options)
+        # Standard input has no companion file beside it: repairs that need one are not made.
+        outcome = outcome or fix_bytes(name, data, options, None if path == "-" else companions.read)
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
         _error(f"internal error while fixing {path}: {exc!r}")
         return None
@@ -308,6 +314,7 @@ def _fix_one(
             sink.add(fixreport.file_entry(outcome), changed=False, durable=False)
         return _released(outcome)
     entry = fixreport.file_entry(outcome) if sink.keeps else {}
+    companion = outcome.companion if outcome.companion is not None and outcome.companion.changed else None
     diff = fixreport.unified_diff(outcome) if sink.keeps or plan.mode == "diff" else ""
     number: int | None = None
 
@@ -335,11 +342,24 @@ def _fix_one(
             sys.stdout.flush()
         elif plan.mode == "in-place":
             assert original is not None
-            writer.replace(
-                original, outcome.after, record, lambda: sink.settle(number, reportfile.REPLACED, diff)
-            )
+            settle = lambda: sink.settle(number, reportfile.REPLACED, diff)  # noqa: E731
+            if companion is None:
+                writer.replace(original, outcome.after, record, settle)
+            else:  # the companion first: see writer.replace_pair
+                first = companions.originals[companion.path]
+                writer.replace_pair(
+                    first, companion.before, companion.after, original, outcome.after, record, settle
+                )
         else:
             record()
+            if companion is not None:
+                writer.write_copy(
+                    str(plan.out),
+                    mirror.parts(companion.path),
+                    companion.after,
+                    sink.taken,
+                    f"the copy of {companion.path}",
+                )
             writer.write_copy(
                 str(plan.out), mirror.parts(path), outcome.after, sink.taken, f"the copy of {path}"
             )
@@ -356,8 +376,35 @@ def _fix_one(
     if not plan.quiet:
         rules = ", ".join(sorted({a.rule for a in outcome.applied}))
         verb = "would fix" if plan.mode == "diff" else "fixed"
-        messages.write(f"{printable(path)}: {verb} {len(outcome.applied)} finding(s) ({rules})\n")
+        also = "" if companion is None else f"; {printable(companion.path)} kept in step"
+        messages.write(f"{printable(path)}: {verb} {len(outcome.applied)} finding(s) ({rules}){also}\n")
     return _released(outcome)
+
+
+class _Companions:
+    """Reads the file a layout keeps beside a transcript (fixer.py), keeping what an
+    in-place repair needs to replace it safely."""
+
+    def __init__(self, in_place: bool) -> None:
+        self.in_place = in_place
+        self.originals: dict[str, writer.Original] = {}
+
+    def read(self, path: str) -> bytes:
+        if not self.in_place:
+            return read_companion(path)
+        original, data = writer.Original.read(path)
+        self.originals[path] = original
+        return data
+
+    def same(self, outcome: Outcome) -> bool:
+        """Whether a worker's outcome used the companion file as it is now."""
+        companion = outcome.companion
+        if companion is None:
+            return True
+        try:
+            return self.read(companion.path) == companion.before
+        except OSError:
+            return False
 
 
 def _summary(tally: Tally, out: TextIO, diff: bool = False) -> None:

@@ -15,7 +15,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from transcript_doctor.engine import Located, Options
-from transcript_doctor.fixer import Outcome, fix_bytes
+from transcript_doctor.fixer import Outcome, fix_bytes, read_companion
 
 AHEAD = 3  # batches submitted per worker ahead of the one being written: bounded memory
 BATCH_MAX_FILES = 32  # a task costs a round trip: small files travel together...
@@ -102,7 +102,7 @@ def _one(path: str) -> Outcome | None:
         return None  # a database or storage folder is repaired by the main process
     try:
         data = Path(path).read_bytes()
-        return _portable(fix_bytes(path, data, _OPTIONS))
+        return _portable(fix_bytes(path, data, _OPTIONS, read_companion))
     except Exception:  # RecursionError, a reader's bug: the main process reports it
         return None
 

@@ -62,15 +62,38 @@ def file_entry(outcome: Outcome) -> dict[str, Any]:
         ],
         "rolled_back": outcome.rolled_back,
     }
+    companion = outcome.companion
+    if companion is not None and companion.changed:
+        # The file the layout keeps in step with this one, written with it (its own steps).
+        entry["companion"] = {
+            "path": companion.path,
+            "sha256_before": hashlib.sha256(companion.before).hexdigest(),
+            "sha256_after": hashlib.sha256(companion.after).hexdigest(),
+            "records": [
+                {"where": edit.pointer, **_bytes("original", edit.old), **_bytes("new", edit.new)}
+                for edit in companion.edits
+            ],
+            "steps": [
+                {"offset": step.offset, **_bytes("old", step.old), **_bytes("new", step.new)}
+                for step in companion.steps
+            ],
+        }
     return entry
 
 
 def unified_diff(outcome: Outcome) -> str:
-    before = _lines(outcome.before.decode("utf-8", "backslashreplace"))
-    after = _lines(outcome.after.decode("utf-8", "backslashreplace"))
-    lines = difflib.unified_diff(
-        before, after, _diff_name("a/", outcome.path), _diff_name("b/", outcome.path)
-    )
+    """The file's diff, then its companion's (a second file section) when that changed."""
+    text = _file_diff(outcome.path, outcome.before, outcome.after)
+    companion = outcome.companion
+    if companion is not None and companion.changed:
+        text += _file_diff(companion.path, companion.before, companion.after)
+    return text
+
+
+def _file_diff(path: str, old: bytes, new: bytes) -> str:
+    before = _lines(old.decode("utf-8", "backslashreplace"))
+    after = _lines(new.decode("utf-8", "backslashreplace"))
+    lines = difflib.unified_diff(before, after, _diff_name("a/", path), _diff_name("b/", path))
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )

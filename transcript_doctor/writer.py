@@ -153,6 +153,37 @@ def replace(
         os.close(folder_fd)
 
 
+def replace_pair(
+    first: Original,
+    first_before: bytes,
+    first_data: bytes,
+    second: Original,
+    second_data: bytes,
+    before: Callable[[], None] = lambda: None,
+    after: Callable[[], None] = lambda: None,
+) -> None:
+    """Replace two files that must agree, each atomically, ``first`` then ``second``:
+    two renames are never one step, so the caller picks the order whose halfway state is
+    safe (fixing.py: a layout's companion file first).  ``before`` runs before the first
+    rename, ``after`` after the second.  If ``second`` cannot be replaced, ``first`` is
+    put back as it was (``first_before``), unless someone changed it meanwhile."""
+    replace(first, first_data, before)
+    try:
+        replace(second, second_data, after=after)
+    except WriteRefused as exc:
+        try:
+            now, data = Original.read(first.path)
+            if data != first_data:
+                raise WriteRefused(f"{first.target} changed meanwhile")
+            replace(now, first_before)
+        except (WriteRefused, OSError) as back:
+            why = back if isinstance(back, WriteRefused) else back.strerror
+            raise WriteRefused(
+                f"{exc}; {first.target} was already replaced and not put back ({why}): run fix again"
+            ) from None
+        raise WriteRefused(f"{exc}; {first.target} put back as it was") from None
+
+
 def _leftover_name(folder: str, info: os.stat_result) -> str | None:
     """A ``.NAME.XXXXXXXX.old`` beside the file that is the file itself (a fix killed
     during its swap left it)."""

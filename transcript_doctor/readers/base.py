@@ -152,6 +152,21 @@ class Repair:
     raises :class:`~transcript_doctor.editing.EditError` when the repair would need a guess.
     """
 
+    # A file beside the transcript that the layout keeps in step with it (its name in the
+    # transcript's folder), or None.  A repair that ``needs_companion`` is made only when
+    # ``fix`` can read that file, and then both are written (fixer.py, fixing.py).
+    companion: ClassVar[str | None] = None
+
+    def needs_companion(self, action: Action) -> str | None:
+        """Why this repair must also change the companion file (words for a refusal when
+        ``fix`` cannot see it), or None when the transcript alone changes."""
+        return None
+
+    def rewrite_companion(self, companion: bytes, repaired: Source) -> JsonText:
+        """The companion's edit that matches the repaired transcript (an empty edit when it
+        already does); raises EditError when it cannot be made without guessing."""
+        raise _edit_error("this layout keeps no companion file")
+
     def supports(self, action: Action) -> bool:
         """Whether ``fix`` can make this repair in this layout (lint marks it fixable)."""
         method = getattr(type(self), action.method)
@@ -258,9 +273,12 @@ def editor(source: Source) -> Edit:
 
 
 def preview(transcript: Transcript, action: Action) -> list[Splice] | None:
-    """The splices one repair would make on the file as it is (for SARIF fixes)."""
+    """The splices one repair would make on the file as it is (for SARIF fixes).  None
+    for a repair that changes a companion file too: its splices alone would not be it."""
     from transcript_doctor.editing import EditError
 
+    if transcript.reader.repair.needs_companion(action) is not None:
+        return None
     edit = editor(transcript.source)
     try:
         transcript.reader.repair.apply(transcript, action, edit)
