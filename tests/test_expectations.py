@@ -65,12 +65,24 @@ def observe(path: Path) -> dict[str, Any]:
     entry["findings"] = [f"{f.line} {f.rule} {f.fix_applicability or '-'}" for f in api.findings(report)]
     if report.skipped is None:
         for key, unsafe in (("fix", False), ("unsafe_fix", True)):
-            fixed = td.fix_bytes(data, name=str(path), unsafe=unsafe)
-            again = td.fix_bytes(fixed.data, name=str(path), unsafe=unsafe)
+            fixed, companion = _fix(path, data, unsafe)
+            again, _ = _fix(path, fixed.data, unsafe)
             assert again.data == fixed.data, f"{path}: a second fix changed the file"
-            _keeps_its_promises(path, data, fixed, unsafe)
+            _keeps_its_promises(path, data, fixed, again)
             entry[key] = _diff(path, data, fixed.data)
+            if companion is not None and companion.changed:  # the file a layout keeps in step
+                name = Path(companion.path)
+                assert fixer.undo(companion.after, list(companion.steps)) == companion.before, name
+                entry[key] += _diff(name, companion.before, companion.after)
     return entry
+
+
+def _fix(path: Path, data: bytes, unsafe: bool) -> tuple[td.FixResult, fixer.Companion | None]:
+    """``fix`` of the named file as the CLI makes it: with the companion file beside it
+    that its layout rewrites with it (readers/base.py ``Repair.companion``)."""
+    options = api.with_unsafe(api.settings(None, (), None, None), unsafe)
+    outcome = api.fix_outcome(str(path), data, options, fixer.read_companion)
+    return api.fixed(outcome), outcome.companion
 
 
 def observe_database(path: Path) -> dict[str, Any]:
@@ -119,16 +131,15 @@ def observe_tree(path: Path) -> dict[str, Any]:
     return entry
 
 
-def _keeps_its_promises(path: Path, data: bytes, fixed: td.FixResult, unsafe: bool) -> None:
+def _keeps_its_promises(path: Path, data: bytes, fixed: td.FixResult, again: td.FixResult) -> None:
     """What every fix promises besides its bytes (the per-reader fix tests' ``support.fix``
     checks these too): the report's steps give the original back, every changed byte
-    belongs to a reported record, no repair it could make is left, and the repaired file is
-    still claimed by the same reader."""
+    belongs to a reported record, no repair it could make is left (as a second fix sees
+    the file: a repair lint offers may need a companion file that is not there), and the
+    repaired file is still claimed by the same reader."""
     assert fixed.undo() == data, f"{path}: undoing the report's steps does not give the original"
     assert_accounted(fixed)  # duck-typed: FixResult has the applied edits and steps it reads
-    options = api.with_unsafe(api.settings(None, (), None, None), unsafe)
-    left = engine.lint_bytes(str(path), fixed.data, options)
-    assert [f.finding.rule.code for f in left.findings if f.fixable] == [], f"{path}: a repair is left"
+    assert [u.finding.rule for u in again.unfixed if u.finding.fixable] == [], f"{path}: a repair is left"
     assert detected_bytes(str(path), fixed.data) == detected_bytes(str(path), data), path
 
 

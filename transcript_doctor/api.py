@@ -17,7 +17,7 @@ from pathlib import Path
 
 from transcript_doctor import catalog, dblint, engine, readers, treelint, walk
 from transcript_doctor.checks import Selection
-from transcript_doctor.fixer import Outcome
+from transcript_doctor.fixer import CompanionReader, Outcome
 from transcript_doctor.results import CheckError, Edit, Finding, FixResult, Repair, Step, Unfixed
 
 StrPath = str | os.PathLike[str]
@@ -96,11 +96,13 @@ def _lint(name: str, data: bytes, options: engine.Options) -> list[Finding]:
     return findings(report)
 
 
-def fix_outcome(name: str, data: bytes, options: engine.Options) -> Outcome:
+def fix_outcome(
+    name: str, data: bytes, options: engine.Options, companions: CompanionReader | None = None
+) -> Outcome:
     from transcript_doctor import fixer
 
     try:
-        outcome = fixer.fix_bytes(name, data, options)
+        outcome = fixer.fix_bytes(name, data, options, companions)
     except RecursionError:
         raise CheckError(f"{name}: nested too deeply to check") from None
     if outcome.error is not None:

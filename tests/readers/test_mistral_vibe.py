@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from support import FIXTURES, detected, detected_bytes, findings, fix, text_findings
 
+from transcript_doctor import fixer
 from transcript_doctor.actions import InsertResult, RemoveDuplicate, RemoveMessage, RemoveResult
 from transcript_doctor.model import PartKind, Role
 from transcript_doctor.readers.mistral_vibe import READER
@@ -62,7 +63,7 @@ SESSION_PATH = f"/home/u/.vibe/logs/session/{FOLDER}/messages.jsonl"
 
 
 def test_every_recorded_file_is_found() -> None:
-    assert len(RECORDED) == 21  # 15 scenarios, resumes in their own folders
+    assert len(RECORDED) == 24  # 18 scenarios, resumes in their own folders
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: str(p.relative_to(DIR)))
@@ -258,35 +259,51 @@ def test_glued_line_keeps_the_whole_record() -> None:
     assert outcome.after == TOOLS.read_bytes()
 
 
-@pytest.mark.parametrize("shape", ["orphan-result", "duplicate-result", "empty-turn", "duplicated-user"])
-def test_repairs_that_change_the_line_count_are_refused(shape: str) -> None:
-    """meta.json total_messages must keep matching the lines: fix edits one file."""
-    outcome = fix(damaged(shape))
-    assert outcome.applied == [] and outcome.after == outcome.before
-    assert len(outcome.remaining) == 1
+def _in_memory(path: Path) -> fixer.Outcome:
+    from support import _catalog
+
+    from transcript_doctor import engine
+    from transcript_doctor.checks import Selection
+
+    options = engine.Options(Selection.build(("ALL",)), _catalog(), unsafe_fixes=True)
+    return fixer.fix_bytes(str(path), path.read_bytes(), options)
 
 
-def test_unanswered_call_is_not_answered_in_one_file_only() -> None:
-    path = DIR / "orphan-resume" / "sessions" / "session_20261202_004636_4387d5b5" / "messages.jsonl"
-    outcome = fix(path)
+@pytest.mark.parametrize(
+    "path",
+    [
+        *(damaged(s) for s in ["orphan-result", "duplicate-result", "empty-turn", "duplicated-user"]),
+        DIR / "orphan-resume" / "sessions" / "session_20261202_004636_4387d5b5" / "messages.jsonl",
+    ],
+    ids=lambda p: p.parent.parent.name,
+)
+def test_repairs_that_change_the_line_count_need_meta_json(path: Path) -> None:
+    """meta.json total_messages must keep matching the lines: bytes in memory (no
+    meta.json to write with them) are not repaired, and fix says why
+    (tests/fixes/test_mistral_vibe_fix.py repairs both files)."""
+    outcome = _in_memory(path)
     assert outcome.applied == [] and outcome.after == outcome.before
+    ((_, why),) = outcome.remaining
+    assert "which Mistral Vibe also counts in meta.json total_messages" in why
+    assert why.endswith("not the meta.json beside it")
 
 
 @pytest.mark.parametrize("action", [InsertResult, RemoveResult, RemoveMessage, RemoveDuplicate])
-def test_refusal_names_meta_json(action: type) -> None:
+def test_line_count_repairs_are_supported_and_name_meta_json(action: type) -> None:
     made = action.__new__(action)
-    assert not REPAIR.supports(made)
-    why = REPAIR.refusal(made)
+    assert REPAIR.supports(made)
+    why = REPAIR.needs_companion(made)
     assert why is not None and "meta.json total_messages" in why
 
 
-def test_lint_says_why_a_repair_is_withheld() -> None:
+def test_lint_marks_line_count_repairs_fixable() -> None:
+    """lint cannot tell whether fix will see meta.json: the repair is offered (safe or
+    unsafe as the rule decides), and fix refuses it where meta.json is missing."""
     from support import lint_bytes
 
-    path = damaged("orphan-result")
+    path = damaged("duplicate-result")
     (located,) = lint_bytes(str(path), path.read_bytes()).findings
-    assert located.fixable is False and located.applicability is None
-    assert located.blocked is not None and located.blocked.startswith("removing the result would lower")
+    assert located.fixable is True and located.blocked is None
 
 
 # -- hostile input ---------------------------------------------------------------------

@@ -124,6 +124,35 @@ collect() {
     done
 }
 
+# damage_orphan: the orphan-resume damage (the read result line removed, meta.json
+# total_messages lowered to match); sets SESSION_DIR and SESSION_ID.
+damage_orphan() {
+    SESSION_DIR=$(ls -td "$HOME"/.vibe/logs/session/*/ | head -1)
+    SESSION_ID=$(session_id)
+    cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.before-damage.jsonl"
+    grep -v '"tool_call_id": "R7tWc2NfA"' "$DEST/messages.before-damage.jsonl" >"$SESSION_DIR/messages.jsonl"
+    "$PYTHON" - "$SESSION_DIR/meta.json" <<'EOF2'
+import json, sys
+meta = json.load(open(sys.argv[1], encoding="utf-8"))
+meta["total_messages"] -= 1
+with open(sys.argv[1], "w", encoding="utf-8") as f:
+    json.dump(meta, f, indent=2, ensure_ascii=False)
+EOF2
+    cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.damaged.jsonl"
+    cp "$SESSION_DIR/meta.json" "$DEST/meta.damaged.json"
+}
+
+# A fix killed right after its first rename (the companion meta.json), before the second.
+KILL_AFTER_FIRST_RENAME='
+import os, signal, sys
+from transcript_doctor import cli, writer
+def hook(point, target):
+    if point == "after-rename":
+        os.kill(os.getpid(), signal.SIGKILL)
+writer.HOOK = hook
+sys.exit(cli.run(sys.argv[1:]))
+'
+
 record() {
     case $1 in
     clean)
@@ -216,12 +245,76 @@ EOF2
         phase 2 vibe-orphan.resume.json --resume "$sid" -p "Go on"
         tui_phase 3 vibe-orphan.resume.json 1 4 - "Go on again" "--resume $sid"
         collect ;;
+    fixed-resume)  # the orphan-resume damage repaired by `transcript-doctor fix --in-place` (TD
+        # names the tool, default transcript-doctor on PATH), which inserts the result and
+        # raises meta.json total_messages with it; then the interactive UI resumes the same folder
+        setup fixed-resume
+        phase 1 vibe-tools.json -p "Run echo, then read notes.txt"
+        damage_orphan
+        "${TD:-transcript-doctor}" fix --in-place --report "$DEST/fix-report.json" "$SESSION_DIR/messages.jsonl" \
+            >"$DEST/fix.stdout" 2>&1
+        echo "exit $?" >>"$DEST/fix.stdout"
+        cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.fixed.jsonl"
+        cp "$SESSION_DIR/meta.json" "$DEST/meta.fixed.json"
+        tui_phase 2 vibe-fixed.resume.json 1 4 - "Go on again" "--resume $SESSION_ID"
+        collect ;;
+    halfway-resume)  # the same damage; the fix is SIGKILLed between its two renames (meta.json
+        # replaced, messages.jsonl not: writer.HOOK, TD_PYTHON names a Python that imports
+        # transcript_doctor); the UI resumes that state; then fix runs again; then a second resume
+        setup halfway-resume
+        phase 1 vibe-tools.json -p "Run echo, then read notes.txt"
+        damage_orphan
+        "${TD_PYTHON:-python3}" -c "$KILL_AFTER_FIRST_RENAME" fix --in-place "$SESSION_DIR/messages.jsonl" \
+            >"$DEST/fix1.stdout" 2>&1
+        echo "exit $? (SIGKILL right after the first rename)" >>"$DEST/fix1.stdout"
+        cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.halfway.jsonl"
+        cp "$SESSION_DIR/meta.json" "$DEST/meta.halfway.json"
+        ls -a "$SESSION_DIR" >"$DEST/halfway.ls"
+        tui_phase 2 vibe-fixed.resume.json 1 4 - "Go on again" "--resume $SESSION_ID"
+        cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.resumed.jsonl"
+        cp "$SESSION_DIR/meta.json" "$DEST/meta.resumed.json"
+        "${TD:-transcript-doctor}" fix --in-place --report "$DEST/fix-report.json" "$SESSION_DIR/messages.jsonl" \
+            >"$DEST/fix2.stdout" 2>&1
+        echo "exit $?" >>"$DEST/fix2.stdout"
+        cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.fixed.jsonl"
+        cp "$SESSION_DIR/meta.json" "$DEST/meta.fixed.json"
+        tui_phase 3 vibe-fixed.resume2.json 1 4 - "And once more" "--resume $SESSION_ID"
+        collect ;;
+    dup-fixed-resume)  # hand-made damage: the first prompt's line written twice (same message_id,
+        # as the count-based append writes it) with total_messages raised to match; fix removes
+        # the copy (TD403) and lowers the count; then the interactive UI resumes the same folder
+        setup dup-fixed-resume
+        phase 1 vibe-tools.json -p "Run echo, then read notes.txt"
+        SESSION_DIR=$(ls -td "$HOME"/.vibe/logs/session/*/ | head -1)
+        SESSION_ID=$(session_id)
+        cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.before-damage.jsonl"
+        "$PYTHON" - "$SESSION_DIR" <<'EOF2'
+import json, sys
+folder = sys.argv[1]
+with open(folder + "/messages.jsonl", "rb") as f:
+    lines = f.read().split(b"\n")
+with open(folder + "/messages.jsonl", "wb") as f:
+    f.write(b"\n".join([lines[0], *lines]))
+meta = json.load(open(folder + "/meta.json", encoding="utf-8"))
+meta["total_messages"] += 1
+with open(folder + "/meta.json", "w", encoding="utf-8") as f:
+    json.dump(meta, f, indent=2, ensure_ascii=False)
+EOF2
+        cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.damaged.jsonl"
+        cp "$SESSION_DIR/meta.json" "$DEST/meta.damaged.json"
+        "${TD:-transcript-doctor}" fix --in-place --report "$DEST/fix-report.json" "$SESSION_DIR/messages.jsonl" \
+            >"$DEST/fix.stdout" 2>&1
+        echo "exit $?" >>"$DEST/fix.stdout"
+        cp "$SESSION_DIR/messages.jsonl" "$DEST/messages.fixed.jsonl"
+        cp "$SESSION_DIR/meta.json" "$DEST/meta.fixed.json"
+        tui_phase 2 vibe-fixed.resume.json 1 4 - "Go on again" "--resume $SESSION_ID"
+        collect ;;
     *) echo "unknown session $1" >&2; return 1 ;;
     esac
 }
 
 if [ $# -eq 0 ]; then
-    set -- clean tools thinking parallel kill-tool kill-tool-step2 http500 drop tui-clean tui-kill-stream tui-kill-stream-step2 tui-drop tui-esc-tool tui-esc-running-tool tui-esc-stream tui-esc-stream-then-prompt orphan-resume
+    set -- clean tools thinking parallel kill-tool kill-tool-step2 http500 drop tui-clean tui-kill-stream tui-kill-stream-step2 tui-drop tui-esc-tool tui-esc-running-tool tui-esc-stream tui-esc-stream-then-prompt orphan-resume fixed-resume halfway-resume dup-fixed-resume
 fi
 for s in "$@"; do
     record "$s"

@@ -80,9 +80,11 @@ class MistralVibeRepair(Repair):
     def rewrite_companion(self, companion: bytes, repaired: Source) -> JsonText:
         """``total_messages`` set to the messages Vibe's loader takes from the repaired
         file, its bytes only: every other byte of ``meta.json`` is kept."""
+        start = 3 if companion.startswith(BOM) else 0
         try:
-            edit = JsonText(companion, 3 if companion.startswith(BOM) else 0)
-        except ValueError:
+            json.loads(companion[start:])  # what SessionLogger.save_interaction parses
+            edit = JsonText(companion, start)
+        except (ValueError, RecursionError):
             raise EditError("not a JSON text Mistral Vibe can read") from None
         members = edit.root.members
         if members is None:
