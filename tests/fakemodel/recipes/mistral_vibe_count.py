@@ -6,8 +6,8 @@ Run with the Python of a venv where ``mistral-vibe`` is installed (2.18.4 here):
 
     VENV/bin/python tests/fakemodel/recipes/mistral_vibe_count.py SESSION_DIR WORK_DIR
 
-For three copies of ``SESSION_DIR`` (unchanged; one line removed; one line added, each
-with ``meta.json`` untouched) it does what an interactive resume does with Vibe's own
+For four copies of ``SESSION_DIR`` (unchanged; one line removed; one line added; a
+``system`` line added; each with ``meta.json`` untouched) it does what an interactive resume does with Vibe's own
 code: ``SessionLoader.load_session``, ``SessionLogger.resume_existing_session``, one new
 prompt and reply, then ``SessionLogger.save_interaction``; and prints which lines the
 save appended.  The stats, config, tools and agent profile it passes are stand-ins (only
@@ -36,6 +36,8 @@ def main() -> None:
         "as-written": lines,
         "one-line-removed": lines[:-2] + lines[-1:],
         "one-line-added": [*lines[:-1], lines[-2], lines[-1]],
+        # A system line (Vibe never writes one; the loader drops it): not counted.
+        "system-line-added": [b'{"role": "system", "content": "x", "injected": false}\n', *lines],
     }
     dump: Any = SimpleNamespace(model_dump=lambda **_: {})
     for name, body in variants.items():
