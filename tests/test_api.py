@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 from support import FIXTURES, ROOT, cli
 
 import transcript_doctor as td
-from transcript_doctor import treesource
+from transcript_doctor import api, fixer, treesource
 
 FIXTURE_FILES = sorted(
     p
@@ -80,8 +81,21 @@ def test_fix_bytes_of_each_fixture_is_the_cli_fix(
 ) -> None:
     unsafe, out, entries = fixed_by_cli
     data = path.read_bytes()
-    result = td.fix_bytes(data, name=rel(path), unsafe=unsafe)
     written = out / rel(path)
+    companions = {e["companion"]["path"]: e["companion"] for e in entries.values() if "companion" in e}
+    if rel(path) in companions:  # a file its layout keeps in step with a transcript: written with it
+        assert hashlib.sha256(written.read_bytes()).hexdigest() == companions[rel(path)]["sha256_after"]
+        assert td.fix_bytes(data, name=rel(path), unsafe=unsafe).changed is False  # not a transcript
+        return
+    # As the CLI fixes a named file: with the companion file beside it (fixer.py); the bytes
+    # API, which has none, makes the same repair or refuses it and keeps the bytes.
+    options = api.with_unsafe(api.settings(None, (), None, None), unsafe)
+    outcome = api.fix_outcome(rel(path), data, options, fixer.read_companion)
+    result = api.fixed(outcome)
+    in_memory = td.fix_bytes(data, name=rel(path), unsafe=unsafe)
+    assert in_memory.data == (
+        data if outcome.companion is not None and outcome.companion.changed else result.data
+    )
     assert result.data == (written.read_bytes() if written.exists() else data)
     assert result.changed == written.exists()
     assert result.undo() == data

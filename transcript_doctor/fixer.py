@@ -376,6 +376,9 @@ def _companion_problem(run: _Run, transcript: Transcript) -> str | None:
         )
         return run.problem
     where = os.path.join(os.path.dirname(run.path), name)
+    if os.path.basename(run.path) == name:
+        run.problem = f"the file is named {name} itself, not a transcript beside its {name}"
+        return run.problem
     try:
         data = run.companions(where)
     except FileNotFoundError:

@@ -389,3 +389,12 @@ def test_when_the_transcript_cannot_be_replaced_meta_json_is_put_back(
     assert code == 2
     assert meta.read_bytes() == (ORPHAN / "meta.json").read_bytes()
     assert path.read_bytes().endswith(b'"late", "injected": false}\n')
+
+
+def test_a_transcript_named_like_its_companion_is_not_its_own_companion(tmp_path: Path) -> None:
+    path = tmp_path / "meta.json"
+    path.write_bytes((ORPHAN / "messages.jsonl").read_bytes())
+    result = cli("fix", "--in-place", str(path))
+    assert result.returncode == 1
+    assert path.read_bytes() == (ORPHAN / "messages.jsonl").read_bytes()
+    assert "the file is named meta.json itself, not a transcript beside its meta.json]" in result.stdout
