@@ -175,6 +175,9 @@ KILLER = textwrap.dedent(
     """
     import os, signal, sys
     from transcript_doctor import cli, writer
+    # Ctrl-C's KeyboardInterrupt, also when the tests run in the background (whose
+    # children a shell starts with SIGINT ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     def hook(point, target):
         if point == sys.argv[1]:
             os.kill(os.getpid(), signal.SIGKILL)
@@ -592,8 +595,9 @@ def test_an_owner_that_cannot_be_kept_refuses_the_replace(
 
 STOPPER = textwrap.dedent(
     """
-    import os, sys
+    import os, signal, sys
     from transcript_doctor import cli, writer
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in KILLER
     real = writer.os.fsync
     def fsync(fd):
         if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).endswith(".tmp"):
