@@ -6,7 +6,6 @@ See ``dbsource`` for how a database is read; ``linting``, ``api`` and ``dbfix`` 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 from dataclasses import replace
@@ -42,11 +41,7 @@ def check(path: str, options: Options, fingerprints: bool = False) -> FileReport
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
         return FileReport(path, error=f"internal error while checking {path}: {exc!r}")
     if fingerprints:
-        for located in report.findings:
-            subject = located.origin.pointer or located.finding.message
-            located.fingerprint = hashlib.sha256(
-                b"row\0" + subject.encode("utf-8", "surrogatepass")
-            ).hexdigest()[:16]
+        engine.fingerprint_ids(report.findings, b"row")
     return report
 
 

@@ -266,3 +266,15 @@ def _unclaimed(source: Source, options: Options, companion: str | None) -> FileR
         return FileReport(path)
     finding = unknown_layout.finding(hint)
     return FileReport(path, None, [Located(finding, finding.origin, False)])
+
+
+def fingerprint_ids(findings: list[Located], kind: bytes) -> None:
+    """Key each finding of a store of records (a database's rows, a storage folder's
+    files) on the ids its pointer names, which no later write moves (``kind``: the
+    store's kind, so a row and a file with one pointer differ)."""
+    import hashlib  # (OpenSSL: loaded by a --baseline run only)
+
+    for located in findings:
+        subject = located.origin.pointer or located.finding.message
+        digest = hashlib.sha256(kind + b"\0" + subject.encode("utf-8", "surrogatepass"))
+        located.fingerprint = digest.hexdigest()[:16]

@@ -36,14 +36,8 @@ def check(path: str, options: Options, fingerprints: bool = False) -> FileReport
         report = inspect(found, options, path)[0]
     except Exception as exc:  # a bug must not stop the other files, nor exit 1
         return FileReport(path, error=f"internal error while checking {path}: {exc!r}")
-    if fingerprints:  # keyed on the file's ids, which no later write moves
-        import hashlib  # (OpenSSL: loaded by a --baseline run only, not by every lint's start)
-
-        for located in report.findings:
-            subject = located.origin.pointer or located.finding.message
-            located.fingerprint = hashlib.sha256(
-                b"tree\0" + subject.encode("utf-8", "surrogatepass")
-            ).hexdigest()[:16]
+    if fingerprints:
+        engine.fingerprint_ids(report.findings, b"tree")
     return report
 
 
