@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from snapshots import Text
-from support import FIXTURES, ROOT, detected
+from support import FIXTURES, ROOT, cli, detected
 
 from transcript_doctor import cli as td_cli
 
@@ -733,3 +733,15 @@ def test_fix_in_place_repairs_a_kilo_session(tmp_path: Path) -> None:
     ]
     replayed = json.loads((verified / "replayed.json").read_text())
     assert {"role": "tool", "tool_call_id": "call_slow_0", "content": SYNTHETIC} in replayed
+
+
+def test_an_export_s_findings_point_at_the_database() -> None:
+    # `opencode import` keeps the rows it has: a repaired export would change nothing, so
+    # its repairable findings say where the repair is made instead of "without guessing".
+    done = cli("fix", "--diff", "fixtures/opencode/kill-stream/export-2.json")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "fixtures/opencode/kill-stream/export-2.json:81: TD103 assistant turn holds only empty or "
+        "whitespace text [not fixed: an OpenCode session is repaired in its database "
+        "(`opencode import` keeps rows it has)]\nWould fix 0 finding(s) in 0 file(s); 1 left.\n"
+    )

@@ -69,6 +69,16 @@ class OpenCodeRepair(Repair):
             return isinstance(action.message.ref, RowRef) and removable(action.message)
         return False
 
+    def refusal(self, action: Action) -> str | None:
+        """An export's finding points the user at the database, where it is repaired."""
+        if isinstance(action, InsertResult):
+            ref = action.call.ref
+        elif isinstance(action, RemoveMessage):
+            ref = action.message.ref
+        else:
+            return None
+        return None if isinstance(ref, RowRef | FileRef) else EXPORT
+
     def apply_rows(self, transcript: Transcript, action: Action, rows: Rows) -> str:
         if isinstance(action, InsertResult):
             return self._answer(action, rows)
