@@ -118,6 +118,75 @@ def test_claude_code_damage_is_found_by_both_paths(path: Path) -> None:
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
 
 
+def _content_damage(data: bytes) -> list[bytes]:
+    """Damage that keeps a session's structure (every line decodes, every link holds), one
+    line at a time: what the typed proof covers and hands to the screen, which doubts, so
+    that the model is built from the proof's chain from the screen's cut on.  A text made
+    empty, blank, given a trailing blank or a placeholder, a thinking block unsigned, a
+    result answering another call, a call id repeated."""
+    lines = data.split(b"\n")
+    found: list[bytes] = []
+    for i, line in enumerate(lines[:80]):
+        for old, new in (
+            (b'"text":"', b'"text":"  "  ,"x":"'),
+            (b'"text":"', b'"text":"","x":"'),
+            (b'"text":"', b'"text":"[Request interrupted by user]","x":"'),
+            (b'","type":"text"', b' ","type":"text"'),
+            (b'"signature":"', b'"signature":"","x":"'),
+            (b'"tool_use_id":"', b'"tool_use_id":"other-'),
+            (b'"type":"tool_use","id":"', b'"type":"tool_use","id":"toolu_again","x":"'),
+        ):
+            if old in line:
+                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+    return found
+
+
+@pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
+def test_claude_code_doubted_sessions_build_the_same(path: Path) -> None:
+    """A session the typed proof covers and the screen doubts is built from the proof's
+    chain, from the screen's cut on (``reader._doubted``): its findings and its repairs
+    (safe and unsafe) are the full read's, for content damage on any line."""
+    for data in _content_damage(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        if not full.findings:
+            continue
+        for unsafe in (False, True):
+            fast_fix, full_fix = (
+                fixer.fix_bytes(path.name, data, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+            assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+                (a.rule, a.line, a.action) for a in full_fix.applied
+            ]
+
+
+def test_a_doubted_claude_code_session_is_read_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean session with damage in its last turn is not read in full (the full read is
+    made to fail), and only the lines from the screen's cut on are parsed for parts."""
+    from transcript_doctor.readers.claude_code import reader as claude
+
+    path = FIXTURES / "claude-code" / "damaged-duplicate-tool-result.jsonl"
+    data = path.read_bytes()
+    full = engine.lint_bytes(path.name, data, _options(False))
+    built: list[int] = []
+    doubted = claude._doubted
+
+    def spy(source: object, doubt: object, start: int, dialect: object) -> object:
+        built.append(start)
+        return doubted(source, doubt, start, dialect)  # type: ignore[arg-type]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(claude, "_doubted", spy)
+    monkeypatch.setattr(claude.ClaudeCodeReader, "read", refuse)
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert [f.finding.rule.code for f in fast.findings] == ["TD303"]
+    assert built == [9]
+
+
 def test_the_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
     """Clean Claude Code sessions are not read into a model at all (the full read is made
     to fail here), and with the fast paths off they are."""
