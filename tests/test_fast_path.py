@@ -2,7 +2,8 @@
 
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
-sessions, ``readers/claude_code/fast.py``, and of Pi sessions, ``readers/pi/fast.py``), and detection asks only the readers whose
+sessions, ``readers/claude_code/fast.py``, and of Pi sessions, ``readers/pi/fast.py``; Gemini CLI
+streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
 file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
@@ -118,6 +119,75 @@ def test_claude_code_damage_is_found_by_both_paths(path: Path) -> None:
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
 
 
+def _content_damage(data: bytes) -> list[bytes]:
+    """Damage that keeps a session's structure (every line decodes, every link holds), one
+    line at a time: what the typed proof covers and hands to the screen, which doubts, so
+    that the model is built from the proof's chain from the screen's cut on.  A text made
+    empty, blank, given a trailing blank or a placeholder, a thinking block unsigned, a
+    result answering another call, a call id repeated."""
+    lines = data.split(b"\n")
+    found: list[bytes] = []
+    for i, line in enumerate(lines[:80]):
+        for old, new in (
+            (b'"text":"', b'"text":"  "  ,"x":"'),
+            (b'"text":"', b'"text":"","x":"'),
+            (b'"text":"', b'"text":"[Request interrupted by user]","x":"'),
+            (b'","type":"text"', b' ","type":"text"'),
+            (b'"signature":"', b'"signature":"","x":"'),
+            (b'"tool_use_id":"', b'"tool_use_id":"other-'),
+            (b'"type":"tool_use","id":"', b'"type":"tool_use","id":"toolu_again","x":"'),
+        ):
+            if old in line:
+                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+    return found
+
+
+@pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
+def test_claude_code_doubted_sessions_build_the_same(path: Path) -> None:
+    """A session the typed proof covers and the screen doubts is built from the proof's
+    chain, from the screen's cut on (``reader._doubted``): its findings and its repairs
+    (safe and unsafe) are the full read's, for content damage on any line."""
+    for data in _content_damage(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        if not full.findings:
+            continue
+        for unsafe in (False, True):
+            fast_fix, full_fix = (
+                fixer.fix_bytes(path.name, data, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+            assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+                (a.rule, a.line, a.action) for a in full_fix.applied
+            ]
+
+
+def test_a_doubted_claude_code_session_is_read_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean session with damage in its last turn is not read in full (the full read is
+    made to fail), and only the lines from the screen's cut on are parsed for parts."""
+    from transcript_doctor.readers.claude_code import reader as claude
+
+    path = FIXTURES / "claude-code" / "damaged-duplicate-tool-result.jsonl"
+    data = path.read_bytes()
+    full = engine.lint_bytes(path.name, data, _options(False))
+    built: list[int] = []
+    doubted = claude._doubted
+
+    def spy(source: object, doubt: object, start: int, dialect: object) -> object:
+        built.append(start)
+        return doubted(source, doubt, start, dialect)  # type: ignore[arg-type]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(claude, "_doubted", spy)
+    monkeypatch.setattr(claude.ClaudeCodeReader, "read", refuse)
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert [f.finding.rule.code for f in fast.findings] == ["TD303"]
+    assert built == [9]
+
+
 def test_the_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
     """Clean Claude Code sessions are not read into a model at all (the full read is made
     to fail here), and with the fast paths off they are."""
@@ -191,3 +261,56 @@ def test_the_pi_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.Monkey
     for path in damaged:
         with pytest.raises(AssertionError, match="the full read ran"):
             engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+GEMINI = sorted(p for p in FIXTURES.rglob("*.jsonl") if "gemini-cli" in p.parts and p.stat().st_size < 40_000)
+
+
+def _gemini_variants(data: bytes) -> list[bytes]:
+    """``_variants`` and the stream's own edits damaged: a ``$rewindTo`` or ``$set`` whose
+    value is of another type, an id that is not a string."""
+    found = _variants(data)
+    for old, new in (
+        (b'"$rewindTo":"', b'"$rewindTo":1,"x":"'),
+        (b'"$set":{', b'"$set":[{'),
+        (b'"$set":{', b'"$set":null,"y":{'),
+        (b'"id":"', b'"id":7,"x":"'),
+        (b'"messages":[', b'"messages":{"x":['),
+    ):
+        start = data.find(old)
+        while start >= 0:
+            found.append(data[:start] + new + data[start + len(old) :])
+            start = data.find(old, start + 1)
+    return found
+
+
+@pytest.mark.parametrize("path", GEMINI, ids=lambda p: p.name)
+def test_gemini_cli_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a Gemini CLI stream lints the same whether it is replayed from
+    typed records (``readers/gemini_cli/fast.py``) or from parsed lines."""
+    for data in _gemini_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)
+
+
+def test_gemini_cli_streams_are_replayed_from_typed_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream whose every line decodes is replayed without a parsed dict per line (the
+    line parser is made to fail), and its findings are the full read's."""
+    from transcript_doctor.readers.gemini_cli.reader import GeminiCliReader
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    checked = 0
+    for path in GEMINI:
+        data = path.read_bytes()
+        full = engine.lint_bytes(path.name, data, _options(False))
+        if full.reader != "gemini-cli" or any(f.finding.rule.code == "TD001" for f in full.findings):
+            continue
+        checked += 1
+        with monkeypatch.context() as patch:
+            patch.setattr(GeminiCliReader, "_stream", refuse)
+            fast = engine.lint_bytes(path.name, data, _options(True))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings], path.name
+    assert checked > 10

@@ -98,9 +98,15 @@ def sample(source: Source, keys: Sequence[str]) -> tuple[list[Any], bool]:
         found = document_list(source.value, keys)
         return (found[0] if found else []), False
     head = source.head()
-    nested = [r for r in head if isinstance(r, dict) and _nested(r, keys) is not None]
-    if head and len(nested) == len(head):
-        return [m for r in nested for m in (_nested(r, keys) or [])], True
+    # Asked of every JSONL file by several readers: stop at the first line that holds no list.
+    lists: list[list[Any]] = []
+    for record in head:
+        messages = _nested(record, keys) if isinstance(record, dict) else None
+        if messages is None:
+            return head, False
+        lists.append(messages)
+    if head:
+        return [m for messages in lists for m in messages], True
     return head, False
 
 

@@ -23,10 +23,16 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
 
 Numbers beyond a double (``1e400``) are skipped by msgspec and refused by orjson; Claude
 Code's loader (JSON.parse) reads them, so the full read reports nothing for them either.
+
+A session the proof covers but the screen doubts (``prove`` returns a ``Doubt``) need not
+be read again in full: ``reader`` builds the model from what the proof derived (the chain,
+the records) and only the lines from the screen's cut on are parsed into parts (a prompt
+turn names its chain position for the cut; see ``analysis/screen.py``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -59,6 +65,9 @@ class _Record(msgspec.Struct):
     subtype: str | None = None
     snipMetadata: Any = None
     message: _Message | None = None
+    # Read only to build from a doubt (``FileRef``): any type, as the full read takes them.
+    leafUuid: Any = None  # summary lines
+    logicalParentUuid: Any = None
 
 
 _DECODER = msgspec.json.Decoder(_Record)
@@ -69,8 +78,28 @@ _CHUNK = 1 << 20
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
 
 
+@dataclass(slots=True)
+class Doubt:
+    """A session the proof covers and the screen doubted: what it derived, for the reader
+    to build from (``screen.cut`` is a position in ``chain``).  ``records`` are the file's
+    lines in order (the source's lines: the proof refuses blank ones), ``written`` every
+    chain-kind entry before the loader bridged any, ``chain`` the replayed chain (its
+    entries' ``parts`` are filled by the reader)."""
+
+    records: list[_Record]
+    written: dict[str, Entry]
+    chain: list[Entry]
+    leaf: Entry | None
+
+
 def clean(data: bytes, screen: Screen) -> bool:
     """True when no rule can find anything in this Claude Code session."""
+    return prove(data, screen) is True
+
+
+def prove(data: bytes, screen: Screen) -> bool | Doubt:
+    """True when no rule can find anything in this session; a ``Doubt`` when the proof
+    covers the session but the screen doubts it; False when only the full read can tell."""
     records = _records(data)
     if records is None:
         return False
@@ -132,11 +161,17 @@ def clean(data: bytes, screen: Screen) -> bool:
         parent = entry.parent
         if parent is not None and parent not in known:
             return False  # TD404
+    written = entries
     if bridged:
+        written = dict(entries)  # the loader drops the bridged lines from ``entries``
         load(entries, set(), None, -1)
     leaf = newest_leaf(entries)
     chain = walk(entries, leaf) if leaf is not None else []
-    return screen.clean(_turns(chain, records))
+    if screen.clean(_turns(chain, records)):
+        return True
+    # Doubted (a block the screen does not know included): the structure is the proof's,
+    # the parts from the cut on are the full read's (``reader._doubted``).
+    return Doubt(records, written, chain, leaf)
 
 
 # Shared by every entry of the proof, never filled: the proof builds no parts, keeps no copies.
@@ -191,10 +226,11 @@ class _Run:
     """A message being grouped: an assistant response's contents, or a user run's results
     and whether it holds a prompt (``plain`` False: a block the screen does not know)."""
 
-    __slots__ = ("assistant", "contents", "plain", "prompt", "results")
+    __slots__ = ("assistant", "contents", "first", "plain", "prompt", "results")
 
-    def __init__(self, assistant: bool) -> None:
+    def __init__(self, assistant: bool, first: int = 0) -> None:
         self.assistant = assistant
+        self.first = first  # the chain position of its first line
         self.contents: list[Any] = []
         self.results: list[str | None] = []
         self.prompt = False
@@ -219,7 +255,7 @@ def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
     runs: list[_Run] = []
     responses: dict[str, int] = {}  # message.id -> position of its latest run
     stops: list[int] = []  # positions of user runs without tool results
-    for entry in chain:
+    for position, entry in enumerate(chain):
         if entry.kind == "assistant":
             at = responses.get(entry.msg_id) if entry.msg_id is not None else None
             if at is not None and not (stops and stops[-1] > at):
@@ -238,7 +274,7 @@ def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
                 if stopped and last.results:
                     stops.pop()
             else:
-                last = _Run(False)
+                last = _Run(False, position)
                 last.take_user(records[entry.index].message)
                 if not last.results:
                     stops.append(len(runs))
@@ -256,7 +292,8 @@ def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
             break
         turns.extend((RESULT, None, (result,)) for result in run.results)
         if run.prompt:
-            turns.append((OTHER, None, ()))  # no cut: a doubt reads the whole session
+            # A prompt run without results may be a cut: the model is built from its line.
+            turns.append((OTHER, None, () if run.results else (run.first,)))
     return turns
 
 

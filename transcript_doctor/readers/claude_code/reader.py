@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from transcript_doctor.analysis.screen import crosses
 from transcript_doctor.jsonspan import join
 from transcript_doctor.model import (
     BrokenLink,
@@ -30,6 +31,7 @@ from transcript_doctor.source import NODE_TO_ANTHROPIC, Container, Line, Source
 
 if TYPE_CHECKING:
     from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.readers.claude_code.fast import Doubt
 
 REASON = "Claude Code entry envelope (uuid/parentUuid, message.content blocks)"
 METADATA_REASON = (
@@ -108,8 +110,14 @@ class ClaudeCodeReader(Reader):
         if screen is not None:
             from transcript_doctor.readers.claude_code import fast  # msgspec: loaded on first use
 
-            if fast.clean(source.data, screen):
+            proof = fast.prove(source.data, screen)
+            if proof is True:
                 return []
+            if proof is not False and len(proof.records) == len(source.lines):
+                conversation = _doubted(source, proof, screen.cut, self.dialect)
+                if screen.cut and crosses(conversation, screen.before):
+                    conversation = _doubted(source, proof, 0, self.dialect)
+                return [conversation]
         return self.read(source)
 
     def read(self, source: Source) -> list[Conversation]:
@@ -249,6 +257,53 @@ class _Scan:
                 ref = RelinkRef(LineRef(entry.index, entry.uuid, entry.parent), entry.previous)
                 links.append(BrokenLink(Origin(entry.number, entry.index), entry.parent, ref))
         return links
+
+
+def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conversation:
+    """The conversation of a session the fast path covers and its screen doubted, from the
+    chain position ``start`` on (the screen's cut; 0: all of it), as ``read`` builds it.
+
+    The proof refused what makes ``_Scan`` more than this: a uuid written twice (versions,
+    byte copies), a broken link, snips, compact boundaries, API-error lines; so only the
+    chain lines from ``start`` are parsed again, for their parts, and the file's links
+    come from the typed records."""
+    lines = source.lines
+    chain = doubt.chain[start:]
+    for entry in chain:
+        kind = entry.kind
+        if kind != "user" and kind != "assistant":
+            continue
+        line = lines[entry.index]
+        record = source.record(line)
+        message = record.get("message") if isinstance(record, dict) else None
+        if isinstance(message, dict):
+            at = LineRef(entry.index, entry.uuid, entry.parent)
+            entry.parts = _parts(message.get("content"), line, at, kind == "assistant")
+    ref = FileRef()
+    children, logical, summaries = ref.children, ref.logical_children, ref.summaries
+    for index, record in enumerate(doubt.records):
+        if record.type == "summary":
+            if isinstance(record.leafUuid, str):
+                summaries.setdefault(record.leafUuid, []).append(index)
+            continue
+        if record.uuid is None:
+            continue
+        if record.parentUuid is not None:
+            children.setdefault(record.parentUuid, []).append(index)
+        if isinstance(record.logicalParentUuid, str):
+            logical.setdefault(record.logicalParentUuid, []).append(index)
+    leaf = doubt.leaf
+    ref.leaf = leaf.uuid if leaf is not None else None
+    ref.leaf_time = leaf.timestamp if leaf is not None else ""
+    ref.sidechain = leaf.sidechain if leaf is not None else False
+    path: set[int] = set()
+    written = doubt.written
+    current = written.get(leaf.uuid) if leaf is not None else None
+    while current is not None and current.index not in path:  # each uuid once: no versions
+        path.add(current.index)
+        current = written.get(current.parent) if current.parent is not None else None
+    ref.path = frozenset(path)
+    return Conversation(_messages(chain), dialect, [], ref=ref, repeats=_recorded_twice(chain))
 
 
 def _parts(content: Any, line: Line, ref: LineRef, assistant: bool) -> list[Part]:

@@ -14,13 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
 from transcript_doctor.source import NODE, Container, Line, Source, fingerprint
+
+if TYPE_CHECKING:
+    from transcript_doctor.analysis.screen import Screen
 
 NOTICE_TYPES = frozenset({"info", "error", "warning"})
 MESSAGE_TYPES = frozenset({"user", "gemini"}) | NOTICE_TYPES
@@ -380,6 +383,30 @@ def _stream_record(replay: _Replay, record: Any, line: Line) -> None:
             _upsert_all(replay, messages, line.index, "/messages")
 
 
+def _typed_record(replay: _Replay, record: Any, index: int, fast: Any) -> None:
+    """``_stream_record`` of a typed record (``fast._Record``, line ``index``): the same
+    tests, in the same order (a raw field's value is decoded only here: rare lines)."""
+    absent = fast.ABSENT
+    if isinstance(record.rewind, str):
+        replay.rewind(record.rewind, index)
+        return
+    if isinstance(record.id, str):
+        replay.upsert(record.id, index, "")
+        return
+    if record.update is not absent:
+        update = fast.value(record.update)
+        if isinstance(update, (dict, list)):  # JS `typeof … === 'object'`: arrays count too
+            messages = update.get("messages") if isinstance(update, dict) else None
+            if isinstance(messages, list):
+                replay.clear()
+                _upsert_all(replay, messages, index, "/$set/messages")
+            return
+    if isinstance(record.sessionId, str) and isinstance(record.projectHash, str):
+        messages = fast.value(record.messages) if record.messages is not absent else None
+        if isinstance(messages, list):  # a whole legacy record on one line
+            _upsert_all(replay, messages, index, "/messages")
+
+
 def _upsert_all(replay: _Replay, messages: list[Any], line_index: int, base: str) -> None:
     for index, item in enumerate(messages):
         key = _message_id(item)
@@ -517,10 +544,36 @@ class GeminiCliReader(Reader):
             return [self._document(messages)]
         return [Conversation([], self.dialect, ref=StreamRef(legacy=True))]
 
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """The stream replayed from typed records (``fast``) when every line decodes; the
+        conversation is the full read's (no screen yet: every message is converted)."""
+        if screen is None or source.container is not Container.JSONL:
+            return self.read(source)
+        from transcript_doctor.readers.gemini_cli import fast  # msgspec: loaded on first use
+
+        found = fast.records(source.data)
+        if found is None or len(found) != len(source.lines):  # the proof refuses blank lines
+            return self.read(source)
+        replay = _Replay()
+        upsert = replay.upsert
+        try:
+            for index, record in enumerate(found):
+                key = record.id
+                if key.__class__ is str and record.rewind is None:
+                    upsert(key, index, "")  # a message line: the common case first
+                else:
+                    _typed_record(replay, record, index, fast)
+        except fast.Refused:
+            return self.read(source)  # a raw value msgspec refuses (1e400): the full read
+        return [self._replayed(source, replay)]
+
     def _stream(self, source: Source) -> Conversation:
         replay = _Replay()
         for line, record in source.records():
             _stream_record(replay, record, line)
+        return self._replayed(source, replay)
+
+    def _replayed(self, source: Source, replay: _Replay) -> Conversation:
         messages = _messages(replay.entries(source), replay.carrying)
         return Conversation(messages, self.dialect, ref=StreamRef(False, tuple(replay.rewinds)))
 
