@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 # Ids that must be unique per repetition: values of every vendor's id and link fields.
 ID = re.compile(
-    rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|'
+    rb'("(?:id|uuid|parentUuid|leafUuid|logicalParentUuid|tool_use_id|tool_call_id|call_id|toolCallId|callId|callID|'
     rb'sourceToolAssistantUUID|messageId|message_id|reasoning_message_id|parentId|firstKeptEntryId|\$rewindTo)"'
     rb'\s*:\s*")([^"{}]+)"'
 )  # no braces in an id: a torn value glued to the next record is left as it is
