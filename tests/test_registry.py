@@ -17,6 +17,7 @@ import pytest
 from support import FIXTURES, ROOT
 
 from transcript_doctor import readers
+from transcript_doctor.readers.base import DEFINITIVE, FALLBACK, SHAPE, SPECIFIC
 from transcript_doctor.source import Container, NotJson, Source, sniff
 
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -69,6 +70,38 @@ def test_detection_is_the_same_as_asking_every_reader(path: Path) -> None:
         return
     dispatched, every = readers.detect(source), readers.detect(source, every=True)
     assert (dispatched and (dispatched[0].name, dispatched[1])) == (every and (every[0].name, every[1]))
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_no_claim_scores_above_definitive(path: Path) -> None:
+    """Detection stops at the first DEFINITIVE claim in registry order: sound only while no
+    reader's claim on any file can score higher (ties go to the reader listed first)."""
+    source = _source(path)
+    if source is None:
+        return
+    for reader in readers.all_readers():
+        found = readers.claim(reader, source)
+        assert found is None or found.score in (DEFINITIVE, SPECIFIC, SHAPE, FALLBACK), (reader.name, found)
+
+
+def test_detection_stops_at_the_first_definitive_claim(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Kimi CLI session: Kimi CLI claims it DEFINITIVE, so the generic API readers listed
+    after it are not asked (the full search gives the same answer)."""
+    source = sniff("context.jsonl", (FIXTURES / "kimi-cli" / "clean" / "session" / "context.jsonl").read_bytes())
+    asked: list[str] = []
+    real = readers.claim
+
+    def claim(reader: readers.Reader, source: Source) -> readers.Detection | None:
+        asked.append(reader.name)
+        return real(reader, source)
+
+    monkeypatch.setattr(readers, "claim", claim)
+    found = readers.detect(source)
+    assert found is not None and (found[0].name, found[1].score) == ("kimi-cli", DEFINITIVE)
+    assert asked[-1] == "kimi-cli" and "openai-chat" not in asked
+    asked.clear()
+    assert readers.detect(source, every=True) == found
+    assert "openai-chat" in asked
 
 
 def test_a_file_with_no_record_to_tell_by_is_shown_to_every_reader_of_its_container() -> None:

@@ -9,12 +9,12 @@ reader listed first (vendor layouts before the generic API layouts).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from functools import cache
 from importlib import import_module
 from typing import Any
 
-from transcript_doctor.readers.base import Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.source import Container, Source
 
 Keys = frozenset[str] | None
@@ -111,25 +111,51 @@ def claim(reader: Reader, source: Source) -> Detection | None:
 def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | None:
     """The best claim on ``source``.  Only the readers that may claim it are loaded and
     asked, and of those, one that declares ``first_keys`` only when the file's first record
-    holds one of them (``every``: ask every reader)."""
-    keys = None if every else first_keys(source)
-    best: tuple[Reader, Detection] | None = None
-    for reader in all_readers() if every else _candidates(source):
-        wanted = reader.first_keys
-        if keys is not None and wanted is not None and wanted.isdisjoint(keys):
+    holds one of them (``every``: ask every reader).
+
+    Readers are asked in registry order and the first ``DEFINITIVE`` claim ends the search:
+    no claim scores higher (``Reader.claim``; tests/test_registry.py checks every file) and
+    ties go to the reader listed first, so no later reader could win."""
+    if every:
+        best: tuple[Reader, Detection] | None = None
+        for reader in all_readers():
+            found = claim(reader, source)
+            if found is not None and (best is None or found.score > best[1].score):
+                best = (reader, found)
+        return best
+    jsonl = source.container is Container.JSONL
+    first: Collection[str]
+    keys: Collection[str] | None
+    if jsonl:
+        head = source.head()  # objects only: the keys of ``head_keys`` and ``first_keys``
+        first = head[0].keys() if head else ()
+        keys = None if not head else first if len(head) == 1 else set().union(*head)
+    else:
+        value = source.value
+        item = value[0] if isinstance(value, list) and value else value
+        keys = item.keys() if isinstance(item, dict) else None
+        first = keys or ()
+    best = None
+    for module, wanted, unless in _JSONL if jsonl else _JSON:  # Registered.may_claim, inlined
+        if keys is not None and (
+            (wanted is not None and wanted.isdisjoint(keys)) or (unless and not unless.isdisjoint(keys))
+        ):
+            continue
+        reader = _loaded(module)
+        asks = reader.first_keys
+        if asks is not None and asks.isdisjoint(first):
             continue  # its detect could not claim this file
         found = claim(reader, source)
         if found is not None and (best is None or found.score > best[1].score):
             best = (reader, found)
+            if found.score >= DEFINITIVE:
+                break
     return best
 
 
-def _candidates(source: Source) -> Iterator[Reader]:
-    """The readers whose registry entry says they may claim ``source``, in registry order."""
-    keys = head_keys(source)
-    for entry in _MODULES:
-        if entry.may_claim(source, keys):
-            yield _loaded(entry.module)
+# Per container, the registry entries that may claim some file of it, in registry order.
+_JSONL = tuple((e.module, e.jsonl, e.unless) for e in _MODULES if e.jsonl != NEVER)
+_JSON = tuple((e.module, e.json, e.unless) for e in _MODULES if e.json != NEVER)
 
 
 def head_keys(source: Source) -> Collection[str] | None:
