@@ -8,6 +8,7 @@ folder, ``transcript-doctor.toml`` before ``pyproject.toml`` in the same folder,
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -88,9 +89,42 @@ def discover(start: Path) -> Path | None:
         if own.is_file():
             return own
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file() and _table(_read(pyproject), pyproject) is not None:
+        if (
+            pyproject.is_file()
+            and _may_configure(pyproject)
+            and _table(_read(pyproject), pyproject) is not None
+        ):
             return pyproject
     return None
+
+
+def _may_configure(pyproject: Path) -> bool:
+    """Whether ``pyproject`` can hold our table: most configure only other tools, and the
+    TOML parser costs a pre-commit hook a sixth of its start-up."""
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True  # _read reports it
+    return may_hold_table(text)
+
+
+def may_hold_table(text: str) -> bool:
+    """False only when a TOML document certainly holds no ``tool`` → ``transcript-doctor``
+    key, read without parsing it.  The key's name is spelled out (only a ``\\u`` escape
+    could spell it otherwise); as a table header or a dotted key it shares its line with
+    ``tool``, and as a bare key it belongs to ``tool`` only under a ``[tool]`` header or
+    inside a ``tool = {...}`` value.  (Inline tables and headers never span lines.)"""
+    if "\\u" in text or "\\U" in text:
+        return True
+    named = [line for line in text.splitlines() if "transcript-doctor" in line]
+    if not named:
+        return False
+    if any("tool" in line for line in named):
+        return True
+    return (
+        re.search(r"""^[ \t]*(?:\[[ \t]*["']?tool["']?[ \t]*\]|["']?tool["']?[ \t]*=)""", text, re.M)
+        is not None
+    )
 
 
 def load(explicit: Path | None = None, start: Path | None = None) -> Config:
