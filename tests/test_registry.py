@@ -87,7 +87,9 @@ def test_no_claim_scores_above_definitive(path: Path) -> None:
 def test_detection_stops_at_the_first_definitive_claim(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Kimi CLI session: Kimi CLI claims it DEFINITIVE, so the generic API readers listed
     after it are not asked (the full search gives the same answer)."""
-    source = sniff("context.jsonl", (FIXTURES / "kimi-cli" / "clean" / "session" / "context.jsonl").read_bytes())
+    source = sniff(
+        "context.jsonl", (FIXTURES / "kimi-cli" / "clean" / "session" / "context.jsonl").read_bytes()
+    )
     asked: list[str] = []
     real = readers.claim
 

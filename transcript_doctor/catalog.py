@@ -36,24 +36,30 @@ class Marker:
     id: str
     kind: str
     text: str | None
-    pattern: re.Pattern[str] | None
+    # The regular expression's source: compiled on first use (``re``'s cache keeps it), as
+    # most runs search only the catalog's combined expression (start-up).
+    regex: str | None
     distinctive: bool
     harness_only: bool
     vendor: str
     source: str
 
+    @property
+    def pattern(self) -> re.Pattern[str] | None:
+        return None if self.regex is None else re.compile(self.regex)
+
     def matches(self, stripped: str) -> bool:
         if self.text is not None:
             return stripped == self.text
-        assert self.pattern is not None
-        return self.pattern.fullmatch(stripped) is not None
+        assert self.regex is not None
+        return re.fullmatch(self.regex, stripped) is not None
 
     def find(self, text: str) -> str | None:
         """The marker as it occurs inside ``text``, or None."""
         if self.text is not None:
             return self.text if self.text in text else None
-        assert self.pattern is not None
-        found = self.pattern.search(text)
+        assert self.regex is not None
+        found = re.search(self.regex, text)
         return found.group() if found else None
 
 
@@ -71,7 +77,7 @@ class Catalog:
 
     @cached_property
     def _patterns(self) -> tuple[Marker, ...]:
-        return tuple(m for m in self.markers if m.pattern is not None)
+        return tuple(m for m in self.markers if m.regex is not None)
 
     @cached_property
     def _model_text_markers(self) -> tuple[Marker, ...]:
@@ -85,15 +91,13 @@ class Catalog:
         """One search for all of them; None when they cannot share one (a user pattern
         with groups or inline flags): each is then searched on its own."""
         markers = self._model_text_markers
-        if any(m.pattern is not None and m.pattern.groups for m in markers):
-            return None
-        alternatives = [
-            f"(?:{m.pattern.pattern})" if m.pattern is not None else re.escape(m.text or "") for m in markers
-        ]
+        alternatives = [f"(?:{m.regex})" if m.regex is not None else re.escape(m.text or "") for m in markers]
         try:
-            return re.compile("|".join(alternatives)) if alternatives else None
+            combined = re.compile("|".join(alternatives)) if alternatives else None
         except re.error:
             return None
+        # A group can only come from a pattern (texts are escaped): then they cannot share it.
+        return None if combined is None or combined.groups else combined
 
     def _may_occur(self, text: str) -> bool:
         """False when no marker that can flag model text occurs in ``text``: one search
@@ -181,18 +185,20 @@ def parse(data: bytes, name: str, validate: bool = True) -> tuple[Marker, ...]:
             raise CatalogError(f"{name}: invalid entry at {where}: {error.message}")
     markers = []
     for entry in document["markers"]:
-        try:
-            pattern = re.compile(entry["pattern"]) if "pattern" in entry else None
-        except re.error as exc:
-            raise CatalogError(f"{name}: marker {entry['id']}: bad pattern: {exc}") from None
-        if pattern is not None and not pattern.fullmatch(entry["example"]):
-            raise CatalogError(f"{name}: marker {entry['id']}: pattern does not match its example")
+        regex = entry.get("pattern")
+        if validate and regex is not None:  # (the built-in's: checked by tests/test_catalog.py)
+            try:
+                pattern = re.compile(regex)
+            except re.error as exc:
+                raise CatalogError(f"{name}: marker {entry['id']}: bad pattern: {exc}") from None
+            if not pattern.fullmatch(entry["example"]):
+                raise CatalogError(f"{name}: marker {entry['id']}: pattern does not match its example")
         markers.append(
             Marker(
                 id=entry["id"],
                 kind=entry["kind"],
                 text=entry.get("text"),
-                pattern=pattern,
+                regex=regex,
                 distinctive=entry["distinctive"],
                 harness_only=entry.get("harness_only", False),
                 vendor=entry["vendor"],

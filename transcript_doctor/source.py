@@ -30,7 +30,8 @@ FEW_LOOKUPS = 16  # line numbers counted from the start before indexing every ne
 BOM_MESSAGE = "UTF-8 byte order mark before the first record (JSON.parse rejects it)"
 _WHITESPACE = b" \t\r\f\v"
 _SPLIT_AHEAD = 1 << 16  # below this size, the head splits every line at once (readers need them)
-_JSONL_START = re.compile(rb"\n[ \t\r]*[\[{]")
+# Patterns of paths rarely taken (damage, odd files): compiled on first use (start-up).
+_JSONL_START = rb"\n[ \t\r]*[\[{]"
 
 
 class Container(str, Enum):
@@ -198,8 +199,8 @@ def _with_controls(raw: bytes) -> tuple[frozenset[str], str, Any] | None:
     return None  # strict stdlib reads it too: the usual diagnosis says what it is
 
 
-_INFINITY = re.compile(r"(?<![\w\".])-?Infinity(?![\w\"])")
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')  # JSON strings, to look between them
+_INFINITY = r"(?<![\w\".])-?Infinity(?![\w\"])"
+_STRINGS = r'"(?:[^"\\]|\\.)*"'  # JSON strings, to look between them
 
 
 def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
@@ -211,7 +212,7 @@ def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
         item = stack.pop()
         if isinstance(item, str):
             if surrogate is None:
-                found = _SURROGATE.search(item)
+                found = re.search(_SURROGATE, item)
                 surrogate = found.group() if found else None
         elif isinstance(item, float):
             nan = nan or item != item
@@ -225,7 +226,7 @@ def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
             stack.extend(item)
     kinds: set[str] = set()
     causes: list[str] = []
-    if nan or (infinite and _INFINITY.search(_STRINGS.sub('""', text))):
+    if nan or (infinite and re.search(_INFINITY, re.sub(_STRINGS, '""', text))):
         kinds.add(NAN)
         causes.append("NaN or Infinity, which JSON does not allow")
     elif infinite:
@@ -239,7 +240,7 @@ def _unrepresentable(text: str, value: Any) -> tuple[frozenset[str], str]:
     return frozenset(kinds), "; ".join(causes)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = "[\ud800-\udfff]"
 _DOUBLE_MAX = sys.float_info.max
 
 
@@ -575,7 +576,7 @@ def _glued_record_start(raw: bytes) -> int:
     reverse = body[::-1]
     depth = 0
     start = -1
-    for token in _TOKENS_BACKWARDS.finditer(reverse):
+    for token in re.finditer(_TOKENS_BACKWARDS, reverse):
         char = reverse[token.start()]
         if char == 0x22:  # a whole string, read backwards
             continue
@@ -602,9 +603,7 @@ def _glued_record_start(raw: bytes) -> int:
 # a quote follow it: a quote followed by an even run (none included) delimits a string, an
 # odd run makes it part of one.  The lookahead-and-backreference pairs match runs
 # atomically (no backtracking into them; Python 3.10 has no possessive quantifiers).
-_TOKENS_BACKWARDS = re.compile(
-    rb'"(?=((?:\\\\)*))\1(?!\\)(?:(?=([^"]+))\2|"\\(?=((?:\\\\)*))\3(?!\\))*"|[{}\[\]]'
-)
+_TOKENS_BACKWARDS = rb'"(?=((?:\\\\)*))\1(?!\\)(?:(?=([^"]+))\2|"\\(?=((?:\\\\)*))\3(?!\\))*"|[{}\[\]]'
 
 
 def _line_of(data: bytes, pos: int) -> int:
@@ -621,7 +620,7 @@ def sniff(path: str, data: bytes) -> Source:
     first = body.lstrip()[:1]
     lower = path.lower()
     if lower.endswith(JSONL_SUFFIXES):
-        if first not in (b"{", b"[") and not _JSONL_START.search(body, 0, 65536):
+        if first not in (b"{", b"[") and not re.compile(_JSONL_START).search(body, 0, 65536):
             raise NotJson("no line starts a JSON object or array")
         return Source(path, data, Container.JSONL)
     if first not in (b"{", b"["):
