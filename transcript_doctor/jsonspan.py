@@ -18,8 +18,10 @@ from typing import Any
 
 import orjson
 
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+')
-_BRACKET = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# Compiled on first use (``re``'s cache keeps them): a clean file's lint never locates
+# a value in a document's text (start-up).
+_TOKEN = rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+'
+_BRACKET = rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]'
 # The stdlib's C scanner returns where a value ends.  Over a latin-1 decoding of the
 # bytes every byte is one character, so its offsets are byte offsets; UTF-8 sequences
 # inside strings are just characters >= 0x80 there, which JSON strings may hold.
@@ -126,7 +128,7 @@ def index(data: bytes, start: int = 0, end: int | None = None, value: Any = _UNK
     expect_key: list[bool] = []
     keys: list[tuple[str, int]] = []
     root: Span | None = None
-    search = _TOKEN.search
+    search = re.compile(_TOKEN).search
     pos = start
     while True:
         match = search(data, pos, stop)
@@ -330,7 +332,7 @@ def _skip(data: bytes, at: int, stop: int, start: int, text: list[str]) -> int:
     except (StopIteration, ValueError, RecursionError, IndexError):
         pass
     depth = 0
-    for match in _BRACKET.finditer(data, at, stop):
+    for match in re.compile(_BRACKET).finditer(data, at, stop):
         head = match.group()[0]
         if head in (0x7B, 0x5B):
             depth += 1
