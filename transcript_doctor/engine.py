@@ -197,12 +197,28 @@ def _locate(transcript: Transcript, finding: Finding, ctx: Context, unsafe_fixes
     return Located(finding, origin, fixable, applicability=applicability)
 
 
-@dataclass(frozen=True, slots=True)
 class Mismatch:
-    """A forced reader whose detection does not claim the file."""
+    """A forced reader whose detection does not claim the file.  (A plain class: a
+    dataclass compiles its methods when the module is imported, at every start-up.)"""
 
+    __slots__ = ("claimed_by", "forced")
     forced: str
     claimed_by: tuple[Reader, Detection] | None
+
+    def __init__(self, forced: str, claimed_by: tuple[Reader, Detection] | None) -> None:
+        self.forced, self.claimed_by = forced, claimed_by
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mismatch) and (self.forced, self.claimed_by) == (
+            other.forced,
+            other.claimed_by,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.forced, self.claimed_by))
+
+    def __repr__(self) -> str:
+        return f"Mismatch(forced={self.forced!r}, claimed_by={self.claimed_by!r})"
 
 
 def choose(source: Source, options: Options) -> tuple[Reader | Mismatch | None, str | None]:

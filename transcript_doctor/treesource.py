@@ -23,7 +23,6 @@ whose ``projectID`` is its folder's: folders of JSON files named like ids are no
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import orjson
@@ -83,14 +82,33 @@ def _folders(folder: str) -> list[str]:
         return []
 
 
-@dataclass(frozen=True, slots=True)
 class Unit:
     """What a path names in a storage tree: the whole ``root``, one ``session`` of it, or
-    a ``part`` of it (a file that is not linted on its own)."""
+    a ``part`` of it (a file that is not linted on its own).
 
+    A plain value class, not a dataclass: a dataclass compiles its methods when its module
+    is imported, and every lint imports this one (start-up)."""
+
+    __slots__ = ("kind", "root", "session")
     root: str
     kind: str  # "root", "session" or "member"
-    session: str | None = None
+    session: str | None
+
+    def __init__(self, root: str, kind: str, session: str | None = None) -> None:
+        self.root, self.kind, self.session = root, kind, session
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unit) and (self.root, self.kind, self.session) == (
+            other.root,
+            other.kind,
+            other.session,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.kind, self.session))
+
+    def __repr__(self) -> str:
+        return f"Unit(root={self.root!r}, kind={self.kind!r}, session={self.session!r})"
 
 
 def unit(path: str) -> Unit | None:
