@@ -269,7 +269,9 @@ def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
     """The start-up budget of issue 19, kept by structure (never by a timed test): linting
     one small clean Claude Code session imports neither typer nor click, rich, jsonschema,
     hashlib (OpenSSL), no reader but Claude Code's, and none of the repair side (actions, editing, the fix
-    runs) nor the baseline."""
+    runs) nor the baseline; in this checkout (a pyproject.toml for other tools) not the TOML
+    parser; and it compiles none of the patterns of rare paths (source.py's error paths,
+    jsonspan's tokenizers)."""
     path = FIXTURES / "claude-code" / "clean-rewound-branch.jsonl"
     code = (
         "import sys\n"
@@ -278,16 +280,23 @@ def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
         f"    main(['lint', '-q', '--no-progress', {str(path)!r}])\n"
         "except SystemExit as exc:\n"
         "    code = exc.code\n"
-        "heavy = ('typer', 'click', 'rich', 'jsonschema', 'pydantic', 'dask', 'fsspec', 'hashlib')\n"
+        "heavy = ('typer', 'click', 'rich', 'jsonschema', 'pydantic', 'dask', 'fsspec', 'hashlib', 'tomllib')\n"
         "print(code)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
         "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('transcript_doctor.readers.')}))\n"
         "print(sorted(m for m in sys.modules if m.startswith('transcript_doctor.')\n"
         "             and m.split('.')[1] in ('cli', 'actions', 'editing', 'fixer', 'fixing', 'baseline')))\n"
+        "import re\n"
+        "from transcript_doctor import jsonspan, source\n"
+        "lazy = {'source.' + n: getattr(source, n) for n in LAZY_SOURCE}\n"
+        "lazy.update({'jsonspan.' + n: getattr(jsonspan, n) for n in ('_TOKEN', '_BRACKET')})\n"
+        "print(sorted(n for n, p in lazy.items() if any(key[1] == p for key in re._cache)))\n"
+    ).replace(
+        "LAZY_SOURCE", repr(("_JSONL_START", "_INFINITY", "_STRINGS", "_SURROGATE", "_TOKENS_BACKWARDS"))
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=ROOT)
     assert run.stderr == ""
-    assert run.stdout.splitlines() == ["0", "[]", "['base', 'claude_code']", "[]"]
+    assert run.stdout.splitlines() == ["0", "[]", "['base', 'claude_code']", "[]", "[]"]
 
 
 def test_the_enums_are_the_clis() -> None:
