@@ -4,7 +4,8 @@ A reader is asked about a file only when the file can be its: the registry says,
 reader, what a file must show before its module is even imported (so that linting one
 file imports the readers that could claim it, not all fourteen), and a loaded reader may
 narrow that further with ``first_keys``.  The highest-scoring claim wins and ties go to the
-reader listed first (vendor layouts before the generic API layouts).
+reader listed first (vendor layouts before the generic API layouts), so the first
+``DEFINITIVE`` claim in registry order ends the search.
 """
 
 from __future__ import annotations
