@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,16 +31,33 @@ VENDOR_FOLDERS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+# Plain value classes, not dataclasses: a dataclass compiles its methods when its module
+# is imported, and every lint imports this one (start-up).
 class Target:
+    __slots__ = ("explicit", "path")
     path: str
     explicit: bool  # named on the command line (notes about skipping are shown for these)
 
+    def __init__(self, path: str, explicit: bool) -> None:
+        self.path, self.explicit = path, explicit
 
-@dataclass(frozen=True, slots=True)
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Target) and (self.path, self.explicit) == (other.path, other.explicit)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.explicit))
+
+    def __repr__(self) -> str:
+        return f"Target(path={self.path!r}, explicit={self.explicit!r})"
+
+
 class _Ignore:
+    __slots__ = ("base", "rules")
     base: str  # absolute folder holding the .gitignore
     rules: IgnoreFile  # imported only when a .gitignore exists
+
+    def __init__(self, base: str, rules: IgnoreFile) -> None:
+        self.base, self.rules = base, rules
 
     def verdict(self, path: str, is_dir: bool) -> bool | None:
         rel = os.path.relpath(os.path.abspath(path), self.base).replace(os.sep, "/")
