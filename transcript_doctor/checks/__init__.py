@@ -40,10 +40,25 @@ _MODULES = (
 Check = Callable[[Context], Iterator[Finding]]
 
 
-@dataclass(frozen=True, slots=True)
 class Registered:
+    """A rule and its check.  (A plain class: a dataclass compiles its methods when its
+    module is imported, at every start-up.)"""
+
+    __slots__ = ("check", "rule")
     rule: Rule
     check: Check | None
+
+    def __init__(self, rule: Rule, check: Check | None) -> None:
+        self.rule, self.check = rule, check
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Registered) and (self.rule, self.check) == (other.rule, other.check)
+
+    def __hash__(self) -> int:
+        return hash((self.rule, self.check))
+
+    def __repr__(self) -> str:
+        return f"Registered(rule={self.rule!r}, check={self.check!r})"
 
 
 @cache

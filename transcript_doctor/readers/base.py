@@ -8,7 +8,6 @@ abstract actions into byte edits in the file's own style.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -49,14 +48,35 @@ SHAPE = 20  # a generic API shape with a feature only that API has (tool_callsâ€
 FALLBACK = 10  # a plain role/content list any generic reader could take
 
 
-@dataclass(frozen=True, slots=True)
 class Detection:
-    """A reader's claim on a file.  ``transcript=False``: a companion file to skip."""
+    """A reader's claim on a file.  ``transcript=False``: a companion file to skip.
 
+    A plain value class, not a dataclass: a dataclass compiles its methods when its module
+    is imported, and every lint imports this one (start-up)."""
+
+    __slots__ = ("reader", "reason", "score", "transcript")
     reader: str
     reason: str
     score: int
-    transcript: bool = True
+    transcript: bool
+
+    def __init__(self, reader: str, reason: str, score: int, transcript: bool = True) -> None:
+        self.reader, self.reason, self.score, self.transcript = reader, reason, score, transcript
+
+    def _key(self) -> tuple[str, str, int, bool]:
+        return (self.reader, self.reason, self.score, self.transcript)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Detection) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Detection(reader={self.reader!r}, reason={self.reason!r}, score={self.score!r}, "
+            f"transcript={self.transcript!r})"
+        )
 
 
 class Reader:
