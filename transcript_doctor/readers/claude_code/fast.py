@@ -13,8 +13,8 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
 - a line msgspec does not decode into ``_Record`` (a torn or glued line, a value that is
   not an object, a field of another type, NUL bytes, a lone surrogate escape: msgspec
   refuses what orjson refuses there), a BOM, a blank line that is not empty, and invalid
-  UTF-8 anywhere (msgspec does not check the bytes of fields it skips, orjson does: a
-  file that is not ASCII is checked as a whole, TD001 stays exactly as it was);
+  UTF-8 anywhere (msgspec does not check the bytes of fields it skips, orjson does: every
+  line that is not ASCII is decoded, TD001 stays exactly as it was);
 - a uuid written twice (byte copies, TD403; rewritten lines), a parent link to a uuid
   that no line has (TD404), history snips and compact boundaries (the loader re-links
   the chain), API-error lines (harness-written text has its own placeholders);
@@ -71,9 +71,6 @@ class _Record(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Record)
-# Every ASCII byte to a space, the others kept: the runs of non-ASCII bytes, each valid
-# UTF-8 on its own exactly when the whole text is (an ASCII byte ends every sequence).
-_HIGH_RUNS = bytes([0x20] * 128 + list(range(128, 256)))
 _CHUNK = 1 << 20
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
 
@@ -203,23 +200,19 @@ def _records(data: bytes) -> list[_Record] | None:
             # An empty segment is an empty line: no record, as in the full read; a line of
             # blanks does not decode.
             lines = chunk.split(b"\n")
-            if not chunk.isascii() and not _utf8(b"\n".join([line for line in lines if not line.isascii()])):
-                return None
+            if not chunk.isascii():
+                # The file is UTF-8 exactly when each line is (a newline ends every
+                # sequence).  Line by line: a line's text stays narrow unless it holds a wide
+                # character, where one decode of them all widens every character to the widest
+                # (an emoji: four bytes each) and costs twice as much.
+                for line in lines:
+                    if not line.isascii():
+                        line.decode("utf-8")
             records += [decode(line) for line in lines if line]
             start = end + 1
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         return None
     return records
-
-
-def _utf8(text: bytes) -> bool:
-    """Whether text that is not ASCII is UTF-8, checked on its runs of non-ASCII bytes
-    only (an ASCII byte ends every sequence): decoding it all costs twice its parse."""
-    try:
-        b" ".join(text.translate(_HIGH_RUNS).split()).decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 class _Run:
