@@ -13,8 +13,8 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
 - a line msgspec does not decode into ``_Record`` (a torn or glued line, a value that is
   not an object, a field of another type, NUL bytes, a lone surrogate escape: msgspec
   refuses what orjson refuses there), a BOM, a blank line that is not empty, and invalid
-  UTF-8 anywhere (msgspec does not check the bytes of fields it skips, orjson does: every
-  line that is not ASCII is decoded, TD001 stays exactly as it was);
+  UTF-8 anywhere (msgspec does not check the bytes of fields it skips, orjson does: the
+  whole text is decoded, a piece at a time, TD001 stays exactly as it was);
 - a uuid written twice (byte copies, TD403; rewritten lines), a parent link to a uuid
   that no line has (TD404), history snips and compact boundaries (the loader re-links
   the chain), API-error lines (harness-written text has its own placeholders);
@@ -71,7 +71,7 @@ class _Record(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Record)
-_CHUNK = 1 << 20
+_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
 
 
@@ -179,36 +179,41 @@ _NO_COPIES: list[tuple[int, int]] = []
 def _records(data: bytes) -> list[_Record] | None:
     """Every line's record, or None when one does not decode or the text is not UTF-8.
 
-    Read a megabyte of whole lines at a time: a copy of the file's lines (or of its
-    bytes, to check them) would raise the peak memory by the file's size.  The last line
-    is tried first: a session is torn at its end, and the full read is then due anyway."""
+    Each line is decoded from a view of the file's bytes, and the text is checked in
+    pieces of whole lines: a copy of the file's lines (or of its bytes, to check them)
+    would raise the peak memory by the file's size, and copying them costs a fifth of the
+    decoding.  The last line is tried first: a session is torn at its end, and the full
+    read is then due anyway."""
     if data.startswith(BOM):
         return None
     decode = _DECODER.decode
+    view = memoryview(data)
+    find = data.find
     records: list[_Record] = []
+    append = records.append
     start, size = 0, len(data)
     try:
         last = size
         while last and data[last - 1] == 0x0A:
             last -= 1
         if last:
-            decode(data[data.rfind(b"\n", 0, last) + 1 : last])
+            decode(view[data.rfind(b"\n", 0, last) + 1 : last])
+        # The file is UTF-8 exactly when each piece is (a newline ends every sequence).
+        # Pieces, not the whole: one decode of it all widens every character to the widest
+        # (an emoji: four bytes each) and costs twice as much.
         while start < size:
-            end = data.find(b"\n", start + _CHUNK)
+            end = find(b"\n", start + _PIECE)
             end = size if end < 0 else end
-            chunk = data[start:end]
-            # An empty segment is an empty line: no record, as in the full read; a line of
-            # blanks does not decode.
-            lines = chunk.split(b"\n")
-            if not chunk.isascii():
-                # The file is UTF-8 exactly when each line is (a newline ends every
-                # sequence).  Line by line: a line's text stays narrow unless it holds a wide
-                # character, where one decode of them all widens every character to the widest
-                # (an emoji: four bytes each) and costs twice as much.
-                for line in lines:
-                    if not line.isascii():
-                        line.decode("utf-8")
-            records += [decode(line) for line in lines if line]
+            str(view[start:end], "utf-8")
+            start = end + 1
+        # An empty segment is an empty line: no record, as in the full read; a line of
+        # blanks does not decode.
+        start = 0
+        while start < size:
+            end = find(b"\n", start)
+            end = size if end < 0 else end
+            if end > start:
+                append(decode(view[start:end]))
             start = end + 1
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         return None
