@@ -228,10 +228,12 @@ def _recover_parallel(chain: list[Entry], entries: dict[str, Entry], seen: set[s
     belongs to one response (its ``message.id``, or the line it answers), so the responses
     are recovered independently.
     """
-    anchors: dict[str, Entry] = {}
-    for entry in chain:
+    if len(seen) == len(entries):
+        return chain  # every line is on it (``seen`` holds the chain's uuids, all in ``entries``)
+    anchors: dict[str, int] = {}  # message.id -> chain position of its last line there
+    for position, entry in enumerate(chain):
         if entry.kind == "assistant" and entry.msg_id:
-            anchors[entry.msg_id] = entry
+            anchors[entry.msg_id] = position
     if not anchors:
         return chain
     lost: dict[str, list[Entry]] = {}  # message.id -> its off-chain lines
@@ -252,17 +254,21 @@ def _recover_parallel(chain: list[Entry], entries: dict[str, Entry], seen: set[s
                 answers.setdefault(entry.msg_id, []).extend(hanging)
     if not lost and not answers:
         return chain
-    inserts: dict[str, list[Entry]] = {}
-    for msg_id, anchor in anchors.items():
+    inserts: list[tuple[int, list[Entry]]] = []
+    for msg_id, position in anchors.items():
         found = lost.get(msg_id, [])
         answered = answers.get(msg_id, [])
         if not found and not answered:
             continue
         found.sort(key=lambda e: e.timestamp)
         answered.sort(key=lambda e: e.timestamp)
-        inserts[anchor.uuid] = found + answered
+        inserts.append((position, found + answered))
+    inserts.sort(key=lambda insert: insert[0])  # each position once: one anchor per line
     spliced: list[Entry] = []
-    for entry in chain:
-        spliced.append(entry)
-        spliced.extend(inserts.get(entry.uuid, ()))
+    done = 0
+    for position, recovered in inserts:
+        spliced += chain[done : position + 1]
+        spliced += recovered
+        done = position + 1
+    spliced += chain[done:]
     return spliced
