@@ -256,19 +256,21 @@ def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
     runs: list[_Run] = []
     responses: dict[str, int] = {}  # message.id -> position of its latest run
     stops: list[int] = []  # positions of user runs without tool results
+    last: _Run | None = None  # runs[-1]
     for position, entry in enumerate(chain):
-        if entry.kind == "assistant":
-            at = responses.get(entry.msg_id) if entry.msg_id is not None else None
+        kind = entry.kind
+        if kind == "assistant":
+            msg_id = entry.msg_id
+            at = responses.get(msg_id) if msg_id is not None else None
             if at is not None and not (stops and stops[-1] > at):
                 target = runs[at]
             else:
-                target = _Run(True)
-                if entry.msg_id is not None:
-                    responses[entry.msg_id] = len(runs)
+                target = last = _Run(True)
+                if msg_id is not None:
+                    responses[msg_id] = len(runs)
                 runs.append(target)
             target.contents.append(records[entry.index].message)
-        elif entry.kind == "user":
-            last = runs[-1] if runs else None
+        elif kind == "user":
             if last is not None and not last.assistant:
                 stopped = not last.results
                 last.take_user(records[entry.index].message)
