@@ -157,10 +157,8 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
             _NO_COPIES,
             parent,
         )
-    for entry in entries.values():
-        parent = entry.parent
-        if parent is not None and parent not in known:
-            return False  # TD404
+    if not known.issuperset([entry.parent for entry in entries.values() if entry.parent is not None]):
+        return False  # TD404
     written = entries
     if bridged:
         written = dict(entries)  # the loader drops the bridged lines from ``entries``
