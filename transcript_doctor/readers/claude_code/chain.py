@@ -97,7 +97,9 @@ def _bridge(entries: dict[str, Entry], gone: set[str], link: Callable[[Entry], s
     targets = {uuid: link(entries[uuid]) for uuid in gone}
     memo: dict[str, str | None] = {}
     for entry in entries.values():
-        entry.resolved = _skip(link(entry), targets, memo)
+        start = link(entry)
+        # Most links lead to a line that stays: no walk past the gone ones to make.
+        entry.resolved = _skip(start, targets, memo) if start in targets else start
     for uuid in gone:
         del entries[uuid]
 
