@@ -222,15 +222,14 @@ def _records(data: bytes) -> list[_Record] | None:
 
 
 class _Run:
-    """A message being grouped: an assistant response's contents, or a user run's results
-    and whether it holds a prompt (``plain`` False: a block the screen does not know)."""
+    """A user run being grouped: its results and whether it holds a prompt (``plain``
+    False: a block the screen does not know).  An assistant response is a plain list of
+    its lines' messages."""
 
-    __slots__ = ("assistant", "contents", "first", "plain", "prompt", "results")
+    __slots__ = ("first", "plain", "prompt", "results")
 
-    def __init__(self, assistant: bool, first: int = 0) -> None:
-        self.assistant = assistant
+    def __init__(self, first: int) -> None:
         self.first = first  # the chain position of its first line
-        self.contents: list[Any] = []
         self.results: list[str | None] = []
         self.prompt = False
         self.plain = True
@@ -251,50 +250,55 @@ class _Run:
 
 def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
     """The screen's turns of the chain, grouped as ``reader._messages`` groups it."""
-    runs: list[_Run] = []
+    runs: list[Any] = []  # a _Run, or a response: a list of its lines' messages
     responses: dict[str, int] = {}  # message.id -> position of its latest run
     stops: list[int] = []  # positions of user runs without tool results
-    last: _Run | None = None  # runs[-1]
+    last: Any = None  # runs[-1]
     for position, entry in enumerate(chain):
         kind = entry.kind
         if kind == "assistant":
             msg_id = entry.msg_id
             at = responses.get(msg_id) if msg_id is not None else None
             if at is not None and not (stops and stops[-1] > at):
-                target = runs[at]
+                response = runs[at]
             else:
-                target = last = _Run(True)
+                response = []
+                last = response
                 if msg_id is not None:
                     responses[msg_id] = len(runs)
-                runs.append(target)
-            target.contents.append(records[entry.index].message)
+                runs.append(response)
+            response.append(records[entry.index].message)
         elif kind == "user":
-            if last is not None and not last.assistant:
+            if last is not None and last.__class__ is _Run:
                 stopped = not last.results
                 last.take_user(records[entry.index].message)
                 if stopped and last.results:
                     stops.pop()
             else:
-                last = _Run(False, position)
-                last.take_user(records[entry.index].message)
-                if not last.results:
+                run = _Run(position)
+                run.take_user(records[entry.index].message)
+                if not run.results:
                     stops.append(len(runs))
-                runs.append(last)
+                runs.append(run)
+                last = run
     turns: list[Turn | None] = []
-    for run in runs:
-        if run.assistant:
-            turn = _assistant(run.contents)
-            turns.append(turn)
+    append = turns.append
+    for each in runs:
+        if each.__class__ is list:
+            turn = _assistant(each)
+            append(turn)
             if turn is None:
                 break
             continue
-        if not run.plain or None in run.results or not (run.results or run.prompt):
-            turns.append(None)  # an unknown block, a result without id, or no parts at all
+        results = each.results
+        if not each.plain or None in results or not (results or each.prompt):
+            append(None)  # an unknown block, a result without id, or no parts at all
             break
-        turns.extend((RESULT, None, (result,)) for result in run.results)
-        if run.prompt:
+        for result in results:
+            append((RESULT, None, (result,)))
+        if each.prompt:
             # A prompt run without results may be a cut: the model is built from its line.
-            turns.append((OTHER, None, () if run.results else (run.first,)))
+            append((OTHER, None, () if results else (each.first,)))
     return turns
 
 
