@@ -1,7 +1,7 @@
 """Measure transcript-doctor against the cost of parsing, and print every target of issue 19.
 
     python benchmarks/run.py [--megabytes 200] [--small-files 4000] [--runs 3] [--peers]
-                             [--largest 100] [--work benchmarks/out] [--only startup]
+                             [--largest 100] [--work benchmarks/out] [--only startup|large]
 
 Three corpora, built once into ``--work`` (see ``generate.py``): four large Claude Code
 sessions (10-20 MB each, real users' sessions repeated with fresh uuids), a tree of
@@ -198,7 +198,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=HERE / "out")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
-        "--only", choices=["startup"], help="startup: only the start-up targets (no corpus is built)"
+        "--only",
+        choices=["startup", "large"],
+        help="startup: only the start-up targets (no corpus is built); large: only the large Claude Code sessions",
     )
     args = parser.parse_args()
     compileall.compile_dir(Path(transcript_doctor.__file__).parent, quiet=1)
@@ -206,6 +208,9 @@ def main() -> None:
         startup_only(args)
         return
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.only == "large":
+        large_only(args)
+        return
     large, small, mix = build(args)
     big = args.work / f"largest-{args.largest}mb.jsonl"
     if not big.is_file():
@@ -321,6 +326,48 @@ def startup_only(args: argparse.Namespace) -> None:
         cpu = " ".join(f"{v * 1000:6.1f}" for v in bench.cpu[name])
         print(f"  {name:24s} wall {wall} ms   cpu {cpu} ms")
     print_targets(startup_rows(bench, args.runs))
+
+
+def large_only(args: argparse.Namespace) -> None:
+    """``--only large``: the large Claude Code sessions' target alone (only that corpus is built)."""
+    root = args.work / "large-claude"
+    if not root.is_dir():
+        print(f"generating the large Claude Code sessions in {root} ...", flush=True)
+        large_claude(root)
+    large = Corpus("large Claude Code", root, sorted(p for p in root.rglob("*") if p.is_file()))
+    bench = Bench(args.runs, args.work)
+    bench.add_files(f"floor {large.name}", FLOOR, large.files)
+    bench.add(f"lint {large.name}", [*LINT, "-j", "1", str(large.root)])
+
+    def extra(turn: int) -> None:
+        print(f"  run {turn + 1} of {args.runs} done", flush=True)
+
+    print(
+        f"cores: {os.cpu_count()}; runs: {args.runs}; {large.name}: {len(large.files)} files, "
+        f"{large.mb:.1f} MB ({', '.join(p.name for p in large.files)})",
+        flush=True,
+    )
+    bench.run(extra)
+    print("\ntimes (each run):")
+    for name, values in bench.times.items():
+        wall = " ".join(f"{v:6.3f}" for v in values)
+        cpu = " ".join(f"{v:6.3f}" for v in bench.cpu[name])
+        print(f"  {name:28s} wall {wall} s   cpu {cpu} s")
+    t, c = bench.times, bench.cpu
+    top, bottom = f"lint {large.name}", f"floor {large.name}"
+    runs = range(args.runs)
+    print_targets(
+        [
+            (
+                "large Claude Code: lint -j1 / floor",
+                [t[top][i] / t[bottom][i] for i in runs],
+                "x",
+                1.5,
+                True,
+                [c[top][i] / c[bottom][i] for i in runs],
+            )
+        ]
+    )
 
 
 # name, per run, unit, limit, at most?, the same in CPU time (None: wall time only)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from transcript_doctor.model import Part
@@ -97,7 +97,9 @@ def _bridge(entries: dict[str, Entry], gone: set[str], link: Callable[[Entry], s
     targets = {uuid: link(entries[uuid]) for uuid in gone}
     memo: dict[str, str | None] = {}
     for entry in entries.values():
-        entry.resolved = _skip(link(entry), targets, memo)
+        start = link(entry)
+        # Most links lead to a line that stays: no walk past the gone ones to make.
+        entry.resolved = _skip(start, targets, memo) if start in targets else start
     for uuid in gone:
         del entries[uuid]
 
@@ -211,46 +213,64 @@ def walk(entries: dict[str, Entry], leaf: Entry) -> list[Entry]:
         chain.append(current)
         current = entries.get(current.resolved) if current.resolved else None
     chain.reverse()
-    return _recover_parallel(chain, entries.values(), seen)
+    return _recover_parallel(chain, entries, seen)
 
 
-def _recover_parallel(chain: list[Entry], everything: Iterable[Entry], seen: set[str]) -> list[Entry]:
+def _recover_parallel(chain: list[Entry], entries: dict[str, Entry], seen: set[str]) -> list[Entry]:
     """Re-attach the sibling tool_use lines and tool_result lines a single-parent walk drops.
 
     2.1.x parents each ``tool_result`` line on the one-block assistant line holding its own
     ``tool_use`` (``sourceToolAssistantUUID``), so N parallel calls form N branches.  Off-chain
     assistant lines sharing a ``message.id`` with an on-chain one, and the result lines hanging
     off any line of that response, go right after the response's last on-chain line.
+
+    Only off-chain lines can be recovered, so only they are grouped: a response's lost lines
+    in the map's order, and its answers in the order of the lines they hang off (the map's),
+    each line's in the map's order; each list then sorted by time (a stable sort).  A line
+    belongs to one response (its ``message.id``, or the line it answers), so the responses
+    are recovered independently.
     """
-    anchors: dict[str, Entry] = {}
-    for entry in chain:
+    if len(seen) == len(entries):
+        return chain  # every line is on it (``seen`` holds the chain's uuids, all in ``entries``)
+    anchors: dict[str, int] = {}  # message.id -> chain position of its last line there
+    for position, entry in enumerate(chain):
         if entry.kind == "assistant" and entry.msg_id:
-            anchors[entry.msg_id] = entry
+            anchors[entry.msg_id] = position
     if not anchors:
         return chain
-    siblings: dict[str, list[Entry]] = {}
-    results: dict[str, list[Entry]] = {}
-    for entry in everything:
-        if entry.kind == "assistant" and entry.msg_id in anchors:
-            siblings.setdefault(entry.msg_id, []).append(entry)
-        elif entry.kind == "user" and entry.has_result and entry.resolved:
-            results.setdefault(entry.resolved, []).append(entry)
-    inserts: dict[str, list[Entry]] = {}
-    for msg_id, anchor in anchors.items():
-        group = siblings.get(msg_id, [anchor])
-        lost = [s for s in group if s.uuid not in seen]
-        answers = [r for member in group for r in results.get(member.uuid, ()) if r.uuid not in seen]
-        if not lost and not answers:
+    lost: dict[str, list[Entry]] = {}  # message.id -> its off-chain lines
+    loose: dict[str, list[Entry]] = {}  # uuid -> the off-chain result lines hanging off it
+    for entry in entries.values():
+        if entry.uuid in seen:
             continue
-        lost.sort(key=lambda e: e.timestamp)
-        answers.sort(key=lambda e: e.timestamp)
-        recovered = lost + answers
-        seen.update(e.uuid for e in recovered)
-        inserts[anchor.uuid] = recovered
-    if not inserts:
+        if entry.kind == "assistant":
+            if entry.msg_id in anchors:
+                lost.setdefault(entry.msg_id, []).append(entry)
+        elif entry.kind == "user" and entry.has_result and entry.resolved:
+            loose.setdefault(entry.resolved, []).append(entry)
+    answers: dict[str, list[Entry]] = {}  # message.id -> its answers, not yet sorted
+    if loose:
+        for entry in entries.values():
+            hanging = loose.get(entry.uuid)
+            if hanging is not None and entry.kind == "assistant" and entry.msg_id in anchors:
+                answers.setdefault(entry.msg_id, []).extend(hanging)
+    if not lost and not answers:
         return chain
+    inserts: list[tuple[int, list[Entry]]] = []
+    for msg_id, position in anchors.items():
+        found = lost.get(msg_id, [])
+        answered = answers.get(msg_id, [])
+        if not found and not answered:
+            continue
+        found.sort(key=lambda e: e.timestamp)
+        answered.sort(key=lambda e: e.timestamp)
+        inserts.append((position, found + answered))
+    inserts.sort(key=lambda insert: insert[0])  # each position once: one anchor per line
     spliced: list[Entry] = []
-    for entry in chain:
-        spliced.append(entry)
-        spliced.extend(inserts.get(entry.uuid, ()))
+    done = 0
+    for position, recovered in inserts:
+        spliced += chain[done : position + 1]
+        spliced += recovered
+        done = position + 1
+    spliced += chain[done:]
     return spliced

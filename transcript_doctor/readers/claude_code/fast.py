@@ -13,8 +13,8 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
 - a line msgspec does not decode into ``_Record`` (a torn or glued line, a value that is
   not an object, a field of another type, NUL bytes, a lone surrogate escape: msgspec
   refuses what orjson refuses there), a BOM, a blank line that is not empty, and invalid
-  UTF-8 anywhere (msgspec does not check the bytes of fields it skips, orjson does: a
-  file that is not ASCII is checked as a whole, TD001 stays exactly as it was);
+  UTF-8 anywhere (msgspec does not check the bytes of fields it skips, orjson does: the
+  whole text is decoded, a piece at a time, TD001 stays exactly as it was);
 - a uuid written twice (byte copies, TD403; rewritten lines), a parent link to a uuid
   that no line has (TD404), history snips and compact boundaries (the loader re-links
   the chain), API-error lines (harness-written text has its own placeholders);
@@ -71,10 +71,7 @@ class _Record(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Record)
-# Every ASCII byte to a space, the others kept: the runs of non-ASCII bytes, each valid
-# UTF-8 on its own exactly when the whole text is (an ASCII byte ends every sequence).
-_HIGH_RUNS = bytes([0x20] * 128 + list(range(128, 256)))
-_CHUNK = 1 << 20
+_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
 
 
@@ -132,7 +129,10 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
         elif kind == "user":
             content = message.content if message is not None else None
             if content.__class__ is list:
-                has_result = any(block.type == "tool_result" for block in content)
+                for block in content:  # not any(): a generator per line costs more than the test
+                    if block.type == "tool_result":
+                        has_result = True
+                        break
         elif kind == "system":
             if record.subtype == "compact_boundary":
                 return False
@@ -157,10 +157,8 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
             _NO_COPIES,
             parent,
         )
-    for entry in entries.values():
-        parent = entry.parent
-        if parent is not None and parent not in known:
-            return False  # TD404
+    if not known.issuperset([entry.parent for entry in entries.values() if entry.parent is not None]):
+        return False  # TD404
     written = entries
     if bridged:
         written = dict(entries)  # the loader drops the bridged lines from ``entries``
@@ -182,56 +180,56 @@ _NO_COPIES: list[tuple[int, int]] = []
 def _records(data: bytes) -> list[_Record] | None:
     """Every line's record, or None when one does not decode or the text is not UTF-8.
 
-    Read a megabyte of whole lines at a time: a copy of the file's lines (or of its
-    bytes, to check them) would raise the peak memory by the file's size.  The last line
-    is tried first: a session is torn at its end, and the full read is then due anyway."""
+    Each line is decoded from a view of the file's bytes, and the text is checked in
+    pieces of whole lines: a copy of the file's lines (or of its bytes, to check them)
+    would raise the peak memory by the file's size, and copying them costs a fifth of the
+    decoding.  The last line is tried first: a session is torn at its end, and the full
+    read is then due anyway."""
     if data.startswith(BOM):
         return None
     decode = _DECODER.decode
+    view = memoryview(data)
+    find = data.find
     records: list[_Record] = []
+    append = records.append
     start, size = 0, len(data)
     try:
         last = size
         while last and data[last - 1] == 0x0A:
             last -= 1
         if last:
-            decode(data[data.rfind(b"\n", 0, last) + 1 : last])
+            decode(view[data.rfind(b"\n", 0, last) + 1 : last])
+        # The file is UTF-8 exactly when each piece is (a newline ends every sequence).
+        # Pieces, not the whole: one decode of it all widens every character to the widest
+        # (an emoji: four bytes each) and costs twice as much.
         while start < size:
-            end = data.find(b"\n", start + _CHUNK)
+            end = find(b"\n", start + _PIECE)
             end = size if end < 0 else end
-            chunk = data[start:end]
-            # An empty segment is an empty line: no record, as in the full read; a line of
-            # blanks does not decode.
-            lines = chunk.split(b"\n")
-            if not chunk.isascii() and not _utf8(b"\n".join([line for line in lines if not line.isascii()])):
-                return None
-            records += [decode(line) for line in lines if line]
+            str(view[start:end], "utf-8")
             start = end + 1
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        # An empty segment is an empty line: no record, as in the full read; a line of
+        # blanks does not decode.
+        start = 0
+        while start < size:
+            end = find(b"\n", start)
+            end = size if end < 0 else end
+            if end > start:
+                append(decode(view[start:end]))
+            start = end + 1
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         return None
     return records
 
 
-def _utf8(text: bytes) -> bool:
-    """Whether text that is not ASCII is UTF-8, checked on its runs of non-ASCII bytes
-    only (an ASCII byte ends every sequence): decoding it all costs twice its parse."""
-    try:
-        b" ".join(text.translate(_HIGH_RUNS).split()).decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 class _Run:
-    """A message being grouped: an assistant response's contents, or a user run's results
-    and whether it holds a prompt (``plain`` False: a block the screen does not know)."""
+    """A user run being grouped: its results and whether it holds a prompt (``plain``
+    False: a block the screen does not know).  An assistant response is a plain list of
+    its lines' messages."""
 
-    __slots__ = ("assistant", "contents", "first", "plain", "prompt", "results")
+    __slots__ = ("first", "plain", "prompt", "results")
 
-    def __init__(self, assistant: bool, first: int = 0) -> None:
-        self.assistant = assistant
+    def __init__(self, first: int) -> None:
         self.first = first  # the chain position of its first line
-        self.contents: list[Any] = []
         self.results: list[str | None] = []
         self.prompt = False
         self.plain = True
@@ -252,48 +250,55 @@ class _Run:
 
 def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
     """The screen's turns of the chain, grouped as ``reader._messages`` groups it."""
-    runs: list[_Run] = []
+    runs: list[Any] = []  # a _Run, or a response: a list of its lines' messages
     responses: dict[str, int] = {}  # message.id -> position of its latest run
     stops: list[int] = []  # positions of user runs without tool results
+    last: Any = None  # runs[-1]
     for position, entry in enumerate(chain):
-        if entry.kind == "assistant":
-            at = responses.get(entry.msg_id) if entry.msg_id is not None else None
+        kind = entry.kind
+        if kind == "assistant":
+            msg_id = entry.msg_id
+            at = responses.get(msg_id) if msg_id is not None else None
             if at is not None and not (stops and stops[-1] > at):
-                target = runs[at]
+                response = runs[at]
             else:
-                target = _Run(True)
-                if entry.msg_id is not None:
-                    responses[entry.msg_id] = len(runs)
-                runs.append(target)
-            target.contents.append(records[entry.index].message)
-        elif entry.kind == "user":
-            last = runs[-1] if runs else None
-            if last is not None and not last.assistant:
+                response = []
+                last = response
+                if msg_id is not None:
+                    responses[msg_id] = len(runs)
+                runs.append(response)
+            response.append(records[entry.index].message)
+        elif kind == "user":
+            if last is not None and last.__class__ is _Run:
                 stopped = not last.results
                 last.take_user(records[entry.index].message)
                 if stopped and last.results:
                     stops.pop()
             else:
-                last = _Run(False, position)
-                last.take_user(records[entry.index].message)
-                if not last.results:
+                run = _Run(position)
+                run.take_user(records[entry.index].message)
+                if not run.results:
                     stops.append(len(runs))
-                runs.append(last)
+                runs.append(run)
+                last = run
     turns: list[Turn | None] = []
-    for run in runs:
-        if run.assistant:
-            turn = _assistant(run.contents)
-            turns.append(turn)
+    append = turns.append
+    for each in runs:
+        if each.__class__ is list:
+            turn = _assistant(each)
+            append(turn)
             if turn is None:
                 break
             continue
-        if not run.plain or None in run.results or not (run.results or run.prompt):
-            turns.append(None)  # an unknown block, a result without id, or no parts at all
+        results = each.results
+        if not each.plain or None in results or not (results or each.prompt):
+            append(None)  # an unknown block, a result without id, or no parts at all
             break
-        turns.extend((RESULT, None, (result,)) for result in run.results)
-        if run.prompt:
+        for result in results:
+            append((RESULT, None, (result,)))
+        if each.prompt:
             # A prompt run without results may be a cut: the model is built from its line.
-            turns.append((OTHER, None, () if run.results else (run.first,)))
+            append((OTHER, None, () if results else (each.first,)))
     return turns
 
 
