@@ -268,8 +268,8 @@ def test_the_start_up_path_prints_what_typer_prints(args: list[str]) -> None:
 def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
     """The start-up budget of issue 19, kept by structure (never by a timed test): linting
     one small clean Claude Code session imports neither typer nor click, rich, jsonschema,
-    hashlib (OpenSSL), no reader but Claude Code's, and none of the repair side (actions, editing, the fix
-    runs) nor the baseline; in this checkout (a pyproject.toml for other tools) not the TOML
+    hashlib (OpenSSL), no reader but Claude Code's (and the typed-lines helper of its fast
+    path), and none of the repair side (actions, editing, the fix runs) nor the baseline; in this checkout (a pyproject.toml for other tools) not the TOML
     parser; and it compiles none of the patterns of rare paths (source.py's error paths,
     jsonspan's tokenizers)."""
     path = FIXTURES / "claude-code" / "clean-rewound-branch.jsonl"
@@ -296,7 +296,7 @@ def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=ROOT)
     assert run.stderr == ""
-    assert run.stdout.splitlines() == ["0", "[]", "['base', 'claude_code']", "[]", "[]"]
+    assert run.stdout.splitlines() == ["0", "[]", "['base', 'claude_code', 'typed_lines']", "[]", "[]"]
 
 
 def test_the_enums_are_the_clis() -> None:

@@ -39,7 +39,7 @@ import msgspec
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.claude_code.chain import CHAIN_KINDS, Entry, load, newest_leaf, walk
-from transcript_doctor.source import BOM
+from transcript_doctor.readers.typed_lines import decoded
 
 
 class _Block(msgspec.Struct):
@@ -71,7 +71,6 @@ class _Record(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Record)
-_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
 
 
@@ -97,7 +96,7 @@ def clean(data: bytes, screen: Screen) -> bool:
 def prove(data: bytes, screen: Screen) -> bool | Doubt:
     """True when no rule can find anything in this session; a ``Doubt`` when the proof
     covers the session but the screen doubts it; False when only the full read can tell."""
-    records = _records(data)
+    records = decoded(data, _DECODER)
     if records is None:
         return False
     known: set[str] = set()
@@ -175,50 +174,6 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
 # Shared by every entry of the proof, never filled: the proof builds no parts, keeps no copies.
 _NO_PARTS: list[Any] = []
 _NO_COPIES: list[tuple[int, int]] = []
-
-
-def _records(data: bytes) -> list[_Record] | None:
-    """Every line's record, or None when one does not decode or the text is not UTF-8.
-
-    Each line is decoded from a view of the file's bytes, and the text is checked in
-    pieces of whole lines: a copy of the file's lines (or of its bytes, to check them)
-    would raise the peak memory by the file's size, and copying them costs a fifth of the
-    decoding.  The last line is tried first: a session is torn at its end, and the full
-    read is then due anyway."""
-    if data.startswith(BOM):
-        return None
-    decode = _DECODER.decode
-    view = memoryview(data)
-    find = data.find
-    records: list[_Record] = []
-    append = records.append
-    start, size = 0, len(data)
-    try:
-        last = size
-        while last and data[last - 1] == 0x0A:
-            last -= 1
-        if last:
-            decode(view[data.rfind(b"\n", 0, last) + 1 : last])
-        # The file is UTF-8 exactly when each piece is (a newline ends every sequence).
-        # Pieces, not the whole: one decode of it all widens every character to the widest
-        # (an emoji: four bytes each) and costs twice as much.
-        while start < size:
-            end = find(b"\n", start + _PIECE)
-            end = size if end < 0 else end
-            str(view[start:end], "utf-8")
-            start = end + 1
-        # An empty segment is an empty line: no record, as in the full read; a line of
-        # blanks does not decode.
-        start = 0
-        while start < size:
-            end = find(b"\n", start)
-            end = size if end < 0 else end
-            if end > start:
-                append(decode(view[start:end]))
-            start = end + 1
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
-        return None
-    return records
 
 
 class _Run:

@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from transcript_doctor.source import BOM
+from transcript_doctor.readers.typed_lines import decoded
 
 ABSENT = msgspec.Raw(b"")  # a raw field the line does not hold
 
@@ -44,37 +44,9 @@ class _Record(msgspec.Struct):
 _DECODER = msgspec.json.Decoder(_Record)
 value = msgspec.json.decode  # a raw field's value (``$set``, ``messages``): ids are all it is read for
 Refused = (msgspec.DecodeError, msgspec.ValidationError)  # ``value`` refuses 1e400, JSON.parse reads it
-# Every ASCII byte to a space, the others kept (see claude_code/fast.py).
-_HIGH_RUNS = bytes([0x20] * 128 + list(range(128, 256)))
-_CHUNK = 1 << 20
 
 
 def records(data: bytes) -> list[_Record] | None:
     """Every line's routing record, or None when one does not decode or the text is not
-    UTF-8 (a megabyte of whole lines at a time, as ``claude_code/fast.py`` reads)."""
-    if data.startswith(BOM):
-        return None
-    decode = _DECODER.decode
-    found: list[_Record] = []
-    start, size = 0, len(data)
-    try:
-        while start < size:
-            end = data.find(b"\n", start + _CHUNK)
-            end = size if end < 0 else end
-            chunk = data[start:end]
-            lines = chunk.split(b"\n")
-            if not chunk.isascii() and not _utf8(b"\n".join([line for line in lines if not line.isascii()])):
-                return None
-            found += [decode(line) for line in lines if line]  # an empty line is no record
-            start = end + 1
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return found
-
-
-def _utf8(text: bytes) -> bool:
-    try:
-        b" ".join(text.translate(_HIGH_RUNS).split()).decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    UTF-8."""
+    return decoded(data, _DECODER)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import msgspec
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
-from transcript_doctor.source import BOM
+from transcript_doctor.readers.typed_lines import decoded
 
 _UNSET = msgspec.UNSET
 _NULL = msgspec.Raw(b"null")  # an absent ``content`` reads as null (the reader: no parts)
@@ -58,9 +58,6 @@ class _Record(msgspec.Struct):
 
 _DECODER = msgspec.json.Decoder(_Record)
 _CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
-# Every ASCII byte to a space, the others kept (see claude_code/fast.py).
-_HIGH_RUNS = bytes([0x20] * 128 + list(range(128, 256)))
-_CHUNK = 1 << 20
 _REPLAY_CHANGING = frozenset({"compaction", "branch_summary", "custom_message"})
 _SKIPPED_STOPS = frozenset({"error", "aborted"})  # reader.SKIPPED_STOPS
 _USER_ROLES = frozenset({"user", "custom"})
@@ -69,7 +66,7 @@ _ASIDE_ROLES = frozenset({"branchSummary", "compactionSummary"})
 
 def clean(data: bytes, screen: Screen) -> bool:
     """True when no rule can find anything in this Pi session."""
-    records = _records(data)
+    records = decoded(data, _DECODER)
     if not records:
         return False
     first = records[0]
@@ -113,37 +110,6 @@ def clean(data: bytes, screen: Screen) -> bool:
     path.reverse()
     turns = _turns(path)
     return turns is not None and screen.clean(turns)
-
-
-def _records(data: bytes) -> list[_Record] | None:
-    """Every line's record, or None when one does not decode or the text is not UTF-8
-    (a megabyte of whole lines at a time, as ``claude_code/fast.py`` reads)."""
-    if data.startswith(BOM):
-        return None
-    decode = _DECODER.decode
-    records: list[_Record] = []
-    start, size = 0, len(data)
-    try:
-        while start < size:
-            end = data.find(b"\n", start + _CHUNK)
-            end = size if end < 0 else end
-            chunk = data[start:end]
-            lines = chunk.split(b"\n")
-            if not chunk.isascii() and not _utf8(b"\n".join([line for line in lines if not line.isascii()])):
-                return None
-            records += [decode(line) for line in lines if line]  # an empty line is no record
-            start = end + 1
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return records
-
-
-def _utf8(text: bytes) -> bool:
-    try:
-        b" ".join(text.translate(_HIGH_RUNS).split()).decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _turns(path: list[_Record]) -> list[Turn | None] | None:
