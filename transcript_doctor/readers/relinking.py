@@ -9,16 +9,17 @@ the repairs themselves.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import Any, ClassVar, Generic, TypeVar
 
 from transcript_doctor.editing import EditError, JsonText, Lines, splice
 from transcript_doctor.source import load_any
 
 P = TypeVar("P", bound=Hashable)  # how the vendor names a link: a line, or a line and a key
+R = TypeVar("R")  # the vendor's ref of one record (its id, parent and lines)
 
 
-class LinkPlan(Generic[P]):
+class LinkPlan(Generic[P, R]):
     parent: ClassVar[str]  # the JSON Pointer of a line's parent link
 
     def __init__(self, edit: Lines) -> None:
@@ -40,6 +41,39 @@ class LinkPlan(Generic[P]):
             seen.add(line_id)
             line_id = self.gone[line_id]
         return line_id
+
+    # What a vendor's plan says of its records and links.
+    def parent_of(self, ref: R) -> str | None:
+        raise NotImplementedError
+
+    def versions(self, ref: R) -> list[int]:
+        """The line indexes holding the record (one id may be written more than once)."""
+        raise NotImplementedError
+
+    def pointers(self, target: str) -> list[P]:
+        """The links that name ``target`` now."""
+        raise NotImplementedError
+
+    def point(self, pointer: P, value: str | None) -> None:
+        raise NotImplementedError
+
+    def drop(self, records: Iterable[tuple[str, R]]) -> None:
+        """Delete records (every line of each id), then re-point whoever named them.
+        All lines go first, then the links: records of one batch that
+        are parent and child re-link past each other to the nearest surviving ancestor."""
+        batch: list[str] = []
+        for record_id, ref in records:
+            if record_id in self.gone:
+                continue
+            self.gone[record_id] = self.parent_of(ref)
+            for index in self.versions(ref):
+                self.edit.remove(index)
+                self.removed.add(index)
+            batch.append(record_id)
+        for removed in batch:
+            target = self.survivor(self.gone[removed])
+            for pointer in self.pointers(removed):
+                self.point(pointer, target)
 
     def start(self, index: int) -> int:
         """Where the line's JSON starts (after a BOM on the first line)."""

@@ -33,12 +33,13 @@ from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.jsonspan import join
 from transcript_doctor.readers.claude_code.chain import timestamp_key
+from transcript_doctor.readers.claude_code.refs import LineRef
 from transcript_doctor.readers.relinking import LinkPlan
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from transcript_doctor.readers.claude_code.refs import FileRef, LineRef
+    from transcript_doctor.readers.claude_code.refs import FileRef
 
 PARENT = "parentUuid"
 LOGICAL = "logicalParentUuid"
@@ -62,7 +63,7 @@ def plan_for(edit: Lines, ref: FileRef) -> Plan:
     return plan
 
 
-class Plan(LinkPlan[Pointer]):
+class Plan(LinkPlan[Pointer, LineRef]):
     """What the repairs made through one editor did so far, so the next one composes with them."""
 
     parent = "/" + PARENT
@@ -189,24 +190,8 @@ class Plan(LinkPlan[Pointer]):
     # -- the tree ----------------------------------------------------------------------
 
     def remove_lines(self, lines: Iterable[LineRef]) -> None:
-        """Delete lines (every version of each uuid) and re-point whoever named them.
-
-        All lines go first, then the links: lines of one batch that are parent and child
-        re-link past each other to the nearest ancestor that survives.
-        """
-        batch: list[str] = []
-        for line in lines:
-            if line.uuid in self.gone:
-                continue
-            self.gone[line.uuid] = self.parent_of(line)
-            for index in self.versions(line):
-                self.edit.remove(index)
-                self.removed.add(index)
-            batch.append(line.uuid)
-        for uuid in batch:
-            target = self.survivor(self.gone[uuid])
-            for pointer in self.pointers(uuid):
-                self.point(pointer, target)
+        """Delete lines (every version of each uuid) and re-point whoever named them."""
+        self.drop((line.uuid, line) for line in lines)
 
     def attach(
         self,

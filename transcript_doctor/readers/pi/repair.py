@@ -155,7 +155,7 @@ def _part_entry(part: Part) -> EntryRef:
     return part.ref
 
 
-class Plan(LinkPlan[int]):
+class Plan(LinkPlan[int, EntryRef]):
     """What the repairs made through one editor did so far, so the next one composes."""
 
     parent = PARENT
@@ -167,19 +167,7 @@ class Plan(LinkPlan[int]):
 
     def remove(self, entries: tuple[EntryRef, ...]) -> None:
         """Delete entries (every line of each id), then re-point whoever named them."""
-        batch: list[str] = []
-        for entry in entries:
-            if entry.id in self.gone:
-                continue
-            self.gone[entry.id] = self.parent_of(entry)
-            for index in self.versions(entry):
-                self.edit.remove(index)
-                self.removed.add(index)
-            batch.append(entry.id)
-        for removed in batch:
-            target = self.survivor(self.gone[removed])
-            for index in self.pointers(removed):
-                self.point(index, target)
+        self.drop((entry.id, entry) for entry in entries)
         for entry in entries:
             if entry.index == self.ref.leaf:
                 self.keep_leaf(self.survivor(entry.id))
