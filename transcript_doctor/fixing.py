@@ -236,6 +236,17 @@ class _Sink:
             self.waiting = []
         return self.files.add(entry, durable, pending=changed)
 
+    def undo_record(self, entry: dict[str, Any], path: str, durable: bool) -> int | None:
+        """``add`` a file about to change: a report that cannot take it refuses the write."""
+        try:
+            return self.add(entry, changed=True, durable=durable)
+        except OSError as exc:
+            raise writer.WriteRefused(
+                f"cannot write the undo record for {path}: {exc.strerror}; not replaced"
+            ) from None
+        except reportfile.ReportError as exc:
+            raise writer.WriteRefused(f"{exc}; {path} not written") from None
+
     def settle(self, number: int | None, state: str, diff: str = "") -> None:
         if self.files is not None and number is not None:
             self.files.settle(number, state)
@@ -321,14 +332,7 @@ def _fix_one(
     def record() -> None:
         """The undo record, on disk before the file changes."""
         nonlocal number
-        try:
-            number = sink.add(entry, changed=True, durable=plan.mode == "in-place")
-        except OSError as exc:
-            raise writer.WriteRefused(
-                f"cannot write the undo record for {path}: {exc.strerror}; not replaced"
-            ) from None
-        except reportfile.ReportError as exc:
-            raise writer.WriteRefused(f"{exc}; {path} not written") from None
+        number = sink.undo_record(entry, path, durable=plan.mode == "in-place")
 
     try:
         if plan.mode == "diff":  # of standard input too: a diff, not the repaired text

@@ -215,14 +215,9 @@ def _write_one(changed: Outcome, plan: Plan, sink: Any) -> None:
 
     def record() -> None:
         nonlocal number
-        try:
-            number = sink.add(fixreport.file_entry(changed), changed=True, durable=plan.mode == "in-place")
-        except OSError as exc:
-            raise writer.WriteRefused(
-                f"cannot write the undo record for {changed.path}: {exc.strerror}; not replaced"
-            ) from None
-        except reportfile.ReportError as exc:
-            raise writer.WriteRefused(f"{exc}; {changed.path} not written") from None
+        number = sink.undo_record(
+            fixreport.file_entry(changed), changed.path, durable=plan.mode == "in-place"
+        )
 
     try:
         if plan.mode == "diff":
