@@ -2,7 +2,8 @@
 
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
-sessions, ``readers/claude_code/fast.py``, and of Pi sessions, ``readers/pi/fast.py``; Gemini CLI
+sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, and of Mistral
+Vibe sessions, ``readers/mistral_vibe/fast.py``; Gemini CLI
 streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
@@ -14,6 +15,8 @@ the repairs applied must be identical.
 
 from __future__ import annotations
 
+import itertools
+import json
 from pathlib import Path
 
 import pytest
@@ -314,3 +317,83 @@ def test_gemini_cli_streams_are_replayed_from_typed_records(monkeypatch: pytest.
             fast = engine.lint_bytes(path.name, data, _options(True))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings], path.name
     assert checked > 10
+
+
+VIBE = sorted(
+    p
+    for p in (FIXTURES / "mistral-vibe").rglob("messages*.jsonl")
+    if p.stat().st_size < 40_000 and ("sessions" in p.parts or "damaged" in p.parts)
+)
+
+
+def _vibe_variants(data: bytes) -> list[bytes]:
+    """``_variants``, and a Vibe line's own fields damaged: a key the screen does not
+    read, ``content`` or ``tool_call_id`` of another type, a call without its id, an
+    invalid byte, a lone surrogate, a raw control character and a number beyond a double
+    where msgspec skips them (a call's arguments, ``message_id``), NaN, nesting deeper
+    than orjson takes, empty lines, and a BOM."""
+    found = _variants(data)
+    deep = b"[" * 1100 + b"]" * 1100
+    for old, new in (
+        (b'"content": "', b'"content": "\xff'),
+        (b'"content": "', b'"reasoning_content": "x", "content": "'),
+        (b'"content": "', b'"content": 7, "x": "'),
+        (b'"content": "', b'"content": null, "x": "'),
+        (b'"tool_call_id": "', b'"tool_call_id": 1, "x": "'),
+        (b'"id": "', b'"id": null, "x": "'),
+        (b'"arguments": "', b'"arguments": "\xc3\x28'),
+        (b'"arguments": "', b'"arguments": "\\udc00'),
+        (b'"arguments": "', b'"arguments": "\x01'),
+        (b'"message_id": "', b'"message_id": 1e400, "x": "'),
+        (b'"message_id": "', b'"message_id": NaN, "x": "'),
+        (b'"message_id": "', b'"message_id": ' + deep + b', "x": "'),
+        (b'"injected": false', b'"injected": "no"'),
+        (b"\n", b"\n\n"),
+        (b"\n", b"\r\n"),
+    ):
+        start = data.find(old)
+        while start >= 0:
+            found.append(data[:start] + new + data[start + len(old) :])
+            start = data.find(old, start + 1)
+    found += [b"\n" + data, b"\xef\xbb\xbf" + data, data + b"\n"]
+    return found
+
+
+@pytest.mark.parametrize("path", VIBE, ids=lambda p: p.parent.name)
+def test_mistral_vibe_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a Mistral Vibe session lints the same with and without the typed
+    fast path (``readers/mistral_vibe/fast.py``)."""
+    name = f"{path.parent.name}/messages.jsonl"  # Vibe's own path when it is one
+    for data in _vibe_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)
+
+
+def test_the_mistral_vibe_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Vibe sessions of text and tool exchanges are not parsed into dicts at all (the
+    line parser is made to fail); a session with findings is read in full."""
+    from transcript_doctor.source import Source
+
+    recorded = [p for p in VIBE if "sessions" in p.parts]
+    clean = [p for p in recorded if not engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+    damaged = [p for p in VIBE if engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+
+    def refuse(self: object, lines: object = None) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(Source, "records", refuse)
+    proved = 0
+    for path in clean:
+        data = path.read_bytes()
+        roles = [json.loads(line)["role"] for line in data.splitlines()]
+        if b'"reasoning_content"' in data or any(a == b == "user" for a, b in itertools.pairwise(roles)):
+            continue  # thinking (not in PLAIN_KEYS), or two prompts in a row (TD403 possible)
+        report = engine.lint_bytes(path.name, data, _options(True))
+        assert (report.reader, report.findings, report.error) == ("mistral-vibe", [], None), path
+        proved += 1
+    assert proved >= 15
+    assert damaged
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))

@@ -489,4 +489,6 @@ def test_blank_lines_on_every_recorded_file_match_the_pattern() -> None:
     for path in RECORDED:
         data = path.read_bytes()
         for variant in (data, data + b"\n", b"\n" + data, data.replace(b"\n", b"\n \n", 1), data + b" \t"):
-            assert blank_lines(variant, Source("m.jsonl", variant, Container.JSONL).lines) == _blank_by_pattern(variant)
+            assert blank_lines(
+                variant, Source("m.jsonl", variant, Container.JSONL).lines
+            ) == _blank_by_pattern(variant)

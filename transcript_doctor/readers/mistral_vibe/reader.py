@@ -109,6 +109,13 @@ class MistralVibeReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a session the typed fast path proves clean (``fast``), else the
+        conversation from where the screen's doubt allows."""
+        if screen is not None and source.container is Container.JSONL:
+            from transcript_doctor.readers.mistral_vibe import fast  # msgspec: loaded on first use
+
+            if fast.clean(source.data, screen):
+                return []
         _report_blank_lines(source)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, (), False, cut)]

@@ -1,0 +1,105 @@
+"""Proof that a Mistral Vibe session has no finding, without reading it as dicts.
+
+A session is mostly short lines; parsing each into a dict, then asking the dict for the
+keys the screen reads, cost three times the parse.  msgspec decodes each line into
+``_Line``, in C, and the turns ``reader._plain_turns`` would give are handed to the
+screen.  Only a session the screen proves clean is left unread; anything else is read in
+full (``reader.read``), so the findings are the full read's.
+
+What the proof does not take falls back to the full read (``clean`` returns False):
+
+- a line msgspec does not decode into ``_Line``: a key outside ``reader.PLAIN_KEYS``
+  (``forbid_unknown_fields``: the full read's screen gives up there too), a field of
+  another type, a torn, glued or blank line, a value that is not an object, NUL bytes,
+  raw control characters, a lone surrogate escape, NaN, nesting deeper than msgspec's
+  limit (lower than orjson's; msgspec refuses what orjson refuses there), a BOM, and invalid UTF-8 anywhere (msgspec does not
+  check the bytes of fields it skips: ``typed_lines.decoded`` checks the whole text);
+- an empty line (two newlines in a row, or one at the start): Vibe's loader fails on it
+  (TD001, ``reader.blank_lines``), and ``decoded`` skips it.
+
+A number beyond a double (``1e400``) in a skipped field is skipped by msgspec and refused
+by orjson; Vibe's loader (``json.loads``) reads it, so the full read reports nothing for
+it either.  Duplicate keys: msgspec keeps the last, as orjson does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import msgspec
+
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.readers.typed_lines import decoded
+
+
+class _Call(msgspec.Struct):
+    id: str | None = None
+
+
+class _Line(msgspec.Struct, forbid_unknown_fields=True):
+    """A line of ``reader.PLAIN_KEYS`` only; what the screen does not read is kept raw."""
+
+    role: str | None = None
+    content: str | None = None
+    tool_calls: list[_Call] | None = None
+    tool_call_id: str | None = None
+    injected: msgspec.Raw = msgspec.Raw(b"")
+    message_id: msgspec.Raw = msgspec.Raw(b"")
+    name: msgspec.Raw = msgspec.Raw(b"")
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+
+
+def clean(data: bytes, screen: Screen) -> bool:
+    """True when no rule can find anything in this session (False: read it in full)."""
+    try:
+        lines = decoded(data, _DECODER)
+    except RecursionError:  # msgspec's depth limit (``decoded`` lets it through)
+        return False
+    if lines is None:
+        return False
+    segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if len(lines) != segments:
+        return False  # an empty line: TD001 (``decoded`` skips it)
+    return screen.clean(_turns(lines))
+
+
+def _turns(lines: list[_Line]) -> Iterator[Turn | None]:
+    """``reader._plain_turns`` on decoded lines (every line's keys are plain already)."""
+    previous_user = False
+    for index, line in enumerate(lines):
+        role = line.role
+        if role == "user":
+            if previous_user or line.content is None:
+                yield None
+                return
+            previous_user = True
+            yield OTHER, None, (index,)
+            continue
+        previous_user = False
+        if role == "assistant":
+            turn = _assistant(line)
+            yield turn
+            if turn is None:
+                return
+        elif role == "tool" and line.tool_call_id is not None:
+            yield RESULT, None, (line.tool_call_id,)
+        else:
+            yield None
+            return
+
+
+def _assistant(line: _Line) -> Turn | None:
+    """``listing.chat_assistant_turn`` on a decoded line."""
+    content = line.content
+    calls = line.tool_calls
+    ids: tuple[str, ...] = ()
+    if calls is not None:
+        found = [call.id for call in calls]
+        if None in found:
+            return None
+        ids = tuple(found)  # type: ignore[arg-type]  # no None left
+    if content is None and not ids:
+        return None
+    return ASSISTANT, content, ids
