@@ -132,11 +132,21 @@ def listings(
                 yield _listing(items, verdict, base, None, Element(source.value, 0, 0, ""))
         return
     if per_line:
+        # One key (the usual ``messages``) is looked up here: this runs once per line.
+        key, base = (keys[0], _pointer(keys[0])) if len(keys) == 1 else (None, "")
         for line, record in source.records():
-            found = document_list(record, keys) if isinstance(record, dict) else None
-            if found is None:
+            if not isinstance(record, dict):
                 continue
-            items, base = found
+            if key is not None:
+                value = record.get(key)
+                if not isinstance(value, list):
+                    continue
+                items = value
+            else:
+                found = document_list(record, keys)
+                if found is None:
+                    continue
+                items, base = found
             verdict = cut(items) if cut is not None else WHOLE
             if verdict is not None:
                 label = f"conversation on line {line.number}"
@@ -291,13 +301,15 @@ def chat_assistant_turn(item: dict[str, Any]) -> Turn | None:
     calls = item.get("tool_calls")
     ids: tuple[str, ...] = ()
     if calls is not None:
-        if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
+        if not isinstance(calls, list):
             return None
-        ids = tuple(c["id"] for c in calls)
+        found: list[str] = []
+        for call in calls:  # a loop, not all() over a generator: asked of every turn
+            call_id = call.get("id") if isinstance(call, dict) else None
+            if not isinstance(call_id, str):
+                return None
+            found.append(call_id)
+        ids = tuple(found)
     if not (content is None and ids) and not isinstance(content, str):
         return None
     return ASSISTANT, content, ids
-
-
-def _has_id(call: Any) -> bool:
-    return isinstance(call, dict) and isinstance(call.get("id"), str)

@@ -48,6 +48,24 @@ def _is_message(item: Any) -> bool:
     return False
 
 
+def _plain_message(item: Any) -> bool:
+    """A message ``_is_message`` takes and ``_anthropic_only`` does not, told without
+    their calls for the usual message (a string or null ``content``, no Cline/Roo key):
+    detection asks it of every message of a document.  False: ask them."""
+    if item.__class__ is not dict:
+        return False
+    role = item.get("role")
+    if role.__class__ is not str or role not in ROLES:
+        return False
+    content = item.get("content", _MISSING)
+    if content is not None and content.__class__ is not str:
+        return False  # a list (its blocks are asked), no content, or another value
+    return "ts" not in item and "modelInfo" not in item and "metrics" not in item
+
+
+_MISSING = object()
+
+
 def _openai_only(item: dict[str, Any]) -> bool:
     if item.get("role") in OPENAI_ONLY_ROLES or "tool_calls" in item or "tool_call_id" in item:
         return True
@@ -85,7 +103,7 @@ class OpenAIChatReader(Reader):
             return None
         openai = False
         for item in items:  # one pass: a document's every message is asked
-            if not _is_message(item) or _anthropic_only(item):
+            if not _plain_message(item) and (not _is_message(item) or _anthropic_only(item)):
                 return None
             openai = openai or _openai_only(item)
         shape = (
