@@ -397,3 +397,51 @@ def test_the_mistral_vibe_fast_path_proves_clean_sessions_clean(monkeypatch: pyt
     for path in damaged:
         with pytest.raises(AssertionError, match="the full read ran"):
             engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+ANTHROPIC_DOCUMENTS = sorted(
+    p
+    for p in (FIXTURES / "anthropic-messages").glob("*.json")
+    if p.stat().st_size < 200_000 and p.name not in ("task_metadata.json", "ui_messages.json")
+)
+
+
+def _message_list_variants(value: object) -> list[object]:
+    """A message list changed one message at a time: left out, written twice, its content
+    emptied, made a string, made a whitespace text or given a Roo reasoning block or an
+    unsigned thinking block first; and a Roo reasoning item put before it."""
+    items = value if isinstance(value, list) else value["messages"]  # type: ignore[index]
+    found: list[list[object]] = []
+    for i, item in enumerate(items[:40]):
+        before, after = items[:i], items[i + 1 :]
+        changed: list[list[object]] = [[], [item, item], [{"type": "reasoning", "summary": []}, item]]
+        if isinstance(item, dict):
+            content = item.get("content")
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
+            for new in (
+                [],
+                "",
+                " ",
+                "Done.\n",
+                [{"type": "reasoning", "text": "hm"}, *blocks],
+                [{"type": "thoughtSignature", "thoughtSignature": "c2ln"}, *blocks],
+                [{"type": "reasoning", "text": ""}],
+                [{"type": "thinking", "thinking": "hm"}, *blocks],
+                blocks[1:],
+            ):
+                changed.append([{**item, "content": new}])
+        found += [[*before, *change, *after] for change in changed]
+    if isinstance(value, list):
+        return list(found)
+    return [{**value, "messages": messages} for messages in found]  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize("path", ANTHROPIC_DOCUMENTS, ids=lambda p: p.name)
+def test_anthropic_message_list_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of an Anthropic / Cline / Roo Code message list lints the same with and
+    without the screen (bookkeeping keys, Roo reasoning items and blocks are screened)."""
+    for value in _message_list_variants(json.loads(path.read_bytes())):
+        data = json.dumps(value).encode()
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)

@@ -712,3 +712,21 @@ def test_a_doubted_neurolink_conversation_is_built_from_the_cut(
     assert reader is not None
     (built,) = reader.read_screened(sniff("conversation.json", data), Screen(_catalog()))
     assert built.messages[0].origin.pointer == f"/messages/{start}"
+
+
+def test_roo_code_bookkeeping_and_reasoning_are_screened() -> None:
+    """A clean Roo Code history (``ts``, condensing marks, reasoning items and blocks) is
+    proved clean without being built; with an unsigned Claude thinking block added, it is
+    built and TD402 found, as the full read finds it."""
+    path = FIXTURES / "anthropic-messages" / "roo-condensed-history.json"
+    data = path.read_bytes()
+    source = sniff(path.name, data)
+    reader = readers.by_name("anthropic-messages")
+    assert reader is not None
+    assert reader.read_screened(source, Screen(_catalog())) == []
+    value = json.loads(data)
+    last = max(i for i, m in enumerate(value) if m.get("role") == "assistant")
+    value[last]["content"] = [{"type": "thinking", "thinking": "hm"}, *value[last]["content"]]
+    damaged = json.dumps(value).encode()
+    assert [f["rule"] for f in both(path.name, damaged)] == ["TD402"]
+    assert reader.read_screened(sniff(path.name, damaged), Screen(_catalog())) != []

@@ -169,17 +169,20 @@ def _documents(
 
 
 def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
-    """The turns of a conversation of MessageParams holding text, signed thinking and
-    id-paired tool blocks, read the way ``_conversation`` reads them, up to a message
-    holding anything else (None: Cline/Roo bookkeeping, unsigned thinking, other blocks).
-    Lazily: the screen stops reading at its first doubt.
+    """The turns of a conversation of MessageParams holding text, thinking that needs no
+    signature or has one, and id-paired tool blocks, read the way ``_conversation`` reads
+    them, up to a message holding anything else (None: unsigned Claude thinking, other
+    blocks).  Lazily: the screen stops reading at its first doubt.
 
-    The top-level ``system`` is left out: no rule reads system text.
+    What ``_conversation`` makes no message of makes no turn: the top-level ``system`` (no
+    rule reads system text), and entries that are no user or assistant MessageParam (Roo
+    Code's reasoning items).  Keys beside ``role`` and ``content`` (Cline's ``ts`` and
+    ``metrics``, Roo's condensing marks) are left out too: ``_conversation`` reads only
+    those two.
     """
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or len(item) != 2:
-            yield None
-            return
+        if not isinstance(item, dict):
+            continue
         role, content = item.get("role"), item.get("content")
         if role == "assistant":
             turn = _assistant_turn(content)
@@ -188,8 +191,8 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
                 return
         elif role == "user" and isinstance(content, str):
             yield OTHER, None, (index,)
-        else:
-            found = _user_turns(content, index) if role == "user" else None
+        elif role == "user":
+            found = _user_turns(content, index)
             if found is None:
                 yield None
                 return
@@ -209,7 +212,14 @@ def _assistant_turn(content: Any) -> Turn | None:
             texts.append(block["text"])
         elif kind == "tool_use" and isinstance(block.get("id"), str):
             ids.append(block["id"])
-        elif not (kind == "redacted_thinking" or (kind == "thinking" and _signed(block))):
+        elif not (
+            kind == "redacted_thinking"
+            or (kind == "thinking" and _signed(block))
+            # Roo Code's thinking of other providers and kept Gemini signatures (``_block``):
+            # thinking parts that need no signature, which no rule flags.
+            or kind == "reasoning"
+            or kind == "thoughtSignature"
+        ):
             return None  # TD402, or a block the screen does not know
     return ASSISTANT, "".join(texts) if texts else None, tuple(ids)
 
