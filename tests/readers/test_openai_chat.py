@@ -121,3 +121,20 @@ def test_a_plain_message_is_what_the_full_tests_take(item: dict[str, object]) ->
     if _plain_message(item):
         assert _is_message(item)
         assert not _anthropic_only(item)
+
+
+def test_conversation_lines_answers_as_sample_does() -> None:
+    """``listing.conversation_lines`` (asked when a file is read) is ``sample``'s answer."""
+    from transcript_doctor.readers.listing import conversation_lines, sample
+    from transcript_doctor.source import NotJson, sniff
+
+    asked = 0
+    for path in sorted(FIXTURES.rglob("*.json*")):
+        try:
+            source = sniff(path.name, path.read_bytes())
+        except NotJson:
+            continue
+        for keys in (("messages",), ("history", "messages")):
+            assert conversation_lines(source, keys) is sample(source, keys)[1], path
+            asked += conversation_lines(source, keys)
+    assert asked > 5

@@ -110,6 +110,15 @@ def sample(source: Source, keys: Sequence[str]) -> tuple[list[Any], bool]:
     return head, False
 
 
+def conversation_lines(source: Source, keys: Sequence[str]) -> bool:
+    """``sample``'s second answer alone (whether each JSONL line is a whole conversation),
+    without gathering the head's messages: asked again when the file is read."""
+    if source.container is Container.JSON:
+        return False
+    head = source.head()
+    return bool(head) and all(isinstance(r, dict) and _nested(r, keys) is not None for r in head)
+
+
 def _nested(record: dict[str, Any], keys: Sequence[str]) -> list[Any] | None:
     found = document_list(record, keys)
     return found[0] if found else None

@@ -19,7 +19,15 @@ from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, 
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.anthropic_messages.cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Reader
-from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
+from transcript_doctor.readers.listing import (
+    Element,
+    Listing,
+    built,
+    conversation_lines,
+    listings,
+    sample,
+    screened,
+)
 from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
@@ -145,7 +153,7 @@ class AnthropicMessagesReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        _, per_line = sample(source, KEYS)
+        per_line = conversation_lines(source, KEYS)
         return [
             built(found, partial(_conversation, system=system, origin=origin, reader=self))
             for found, system, origin in _documents(source, per_line, screen)

@@ -30,7 +30,14 @@ from typing import Any
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
-from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
+from transcript_doctor.readers.listing import (
+    Element,
+    Listing,
+    built,
+    conversation_lines,
+    listings,
+    screened,
+)
 from transcript_doctor.readers.neurolink.pairing import AdjacencyPairing
 from transcript_doctor.source import NODE, Container, Source
 
@@ -275,7 +282,7 @@ class NeurolinkReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        _, per_line = sample(source, KEYS)
+        per_line = conversation_lines(source, KEYS)
         value = source.value if source.container is Container.JSON else None
         cut = None if screen is None else (lambda items: screened(screen, _turns(items, value)))
         return [

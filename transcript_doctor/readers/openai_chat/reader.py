@@ -19,6 +19,7 @@ from transcript_doctor.readers.listing import (
     built,
     chat_assistant_turn,
     chat_tool_calls,
+    conversation_lines,
     listings,
     sample,
     screened,
@@ -117,7 +118,7 @@ class OpenAIChatReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        _, per_line = sample(source, KEYS)
+        per_line = conversation_lines(source, KEYS)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, KEYS, per_line, cut)]
 
