@@ -445,3 +445,42 @@ def test_anthropic_message_list_damage_is_found_by_both_paths(path: Path) -> Non
         fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
         assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)
+
+
+def test_a_doubted_mistral_vibe_session_is_read_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session the typed proof covers and the screen doubts is parsed only from the
+    screen's cut (the lines before it are never parsed into dicts), and finds what the
+    full read finds."""
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.source import Source
+
+    path = (
+        FIXTURES
+        / "mistral-vibe"
+        / "tools"
+        / "sessions"
+        / "session_20261202_003735_343a3d07"
+        / "messages.jsonl"
+    )
+    lines = path.read_bytes().splitlines(keepends=True)
+    data = b"".join([*lines, lines[0]])  # a new prompt after the last answer: nothing to flag
+    data += b'{"role": "assistant", "content": "", "injected": false, "message_id": "m-empty"}\n'  # TD103
+    full = engine.lint_bytes(path.name, data, _options(False))
+    assert [f.finding.rule.code for f in full.findings] == ["TD103"]
+    parsed: list[int] = []
+    records = Source.records
+
+    def counting(self: Source, chosen: object = None) -> object:
+        for line, value in records(self, chosen):  # type: ignore[arg-type]
+            parsed.append(line.index)
+            yield line, value
+
+    monkeypatch.setattr(Source, "records", counting)
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert parsed == list(range(len(lines), len(lines) + 2))
+    source = sniff(path.name, data)
+    reader = readers.by_name("mistral-vibe")
+    assert reader is not None
+    (built,) = reader.read_screened(source, Screen(_options(True).catalog))
+    assert built.messages[0].origin.line == len(lines) + 1

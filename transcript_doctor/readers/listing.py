@@ -173,6 +173,19 @@ def listings(
         yield Listing(whole(start), start=start, before=before, whole=whole if start else None)
 
 
+def lines_from(source: Source, start: int, before: frozenset[Hashable]) -> Listing:
+    """The listing ``listings`` makes of a file of message lines whose screen cut it at
+    ``start`` with ``before``, for a file whose every line is known to be a record (a
+    typed proof decoded them all): only the lines from the cut on are parsed."""
+    lines = source.lines
+
+    def whole(start: int = 0) -> list[Element]:
+        read = source.records(lines[start:])
+        return [Element(record, line.number, line.index, "") for line, record in read if record is not None]
+
+    return Listing(whole(start), start=start, before=before, whole=whole if start else None)
+
+
 def _listing(
     items: list[Any],
     verdict: tuple[int, frozenset[Hashable]],

@@ -3,8 +3,9 @@
 A session is mostly short lines; parsing each into a dict, then asking the dict for the
 keys the screen reads, cost three times the parse.  msgspec decodes each line into
 ``_Line``, in C, and the turns ``reader._plain_turns`` would give are handed to the
-screen.  Only a session the screen proves clean is left unread; anything else is read in
-full (``reader.read``), so the findings are the full read's.
+screen.  A session the screen proves clean is left unread; one it doubts is built from
+its cut, as the full read builds it (``listing.lines_from``: only the lines from the cut
+on are parsed); anything else is read in full, so the findings are the full read's.
 
 What the proof does not take falls back to the full read (``clean`` returns False):
 
@@ -53,6 +54,14 @@ _DECODER = msgspec.json.Decoder(_Line)
 
 def clean(data: bytes, screen: Screen) -> bool:
     """True when no rule can find anything in this session (False: read it in full)."""
+    return prove(data, screen) is True
+
+
+def prove(data: bytes, screen: Screen) -> bool | None:
+    """True when no rule can find anything in this session; None when the proof covers
+    the session but the screen doubts it (``screen.cut`` and ``screen.before`` say where
+    the full read's screen would cut it: every line is a record, in order); False when
+    only the full read can tell."""
     try:
         lines = decoded(data, _DECODER)
     except RecursionError:  # msgspec's depth limit (``decoded`` lets it through)
@@ -62,7 +71,7 @@ def clean(data: bytes, screen: Screen) -> bool:
     segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     if len(lines) != segments:
         return False  # an empty line: TD001 (``decoded`` skips it)
-    return screen.clean(_turns(lines))
+    return True if screen.clean(_turns(lines)) else None
 
 
 def _turns(lines: list[_Line]) -> Iterator[Turn | None]:

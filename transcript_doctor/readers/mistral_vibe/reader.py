@@ -22,6 +22,7 @@ from transcript_doctor.readers.listing import (
     built,
     chat_assistant_turn,
     chat_tool_calls,
+    lines_from,
     listings,
     screened,
 )
@@ -114,8 +115,11 @@ class MistralVibeReader(Reader):
         if screen is not None and source.container is Container.JSONL:
             from transcript_doctor.readers.mistral_vibe import fast  # msgspec: loaded on first use
 
-            if fast.clean(source.data, screen):
+            proof = fast.prove(source.data, screen)
+            if proof is True:
                 return []
+            if proof is None:  # every line a record, no blank line: the screen's cut holds
+                return [built(lines_from(source, screen.cut, screen.before), self._conversation)]
         _report_blank_lines(source)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, (), False, cut)]
