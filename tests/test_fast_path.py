@@ -2,8 +2,9 @@
 
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
-sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, and of Mistral
-Vibe sessions, ``readers/mistral_vibe/fast.py``; Gemini CLI
+sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, of Mistral
+Vibe sessions, ``readers/mistral_vibe/fast.py``, and of openworker conversations,
+``readers/openworker/fast.py``; Gemini CLI
 streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
@@ -484,3 +485,99 @@ def test_a_doubted_mistral_vibe_session_is_read_from_the_cut(monkeypatch: pytest
     assert reader is not None
     (built,) = reader.read_screened(source, Screen(_options(True).catalog))
     assert built.messages[0].origin.line == len(lines) + 1
+
+
+OPENWORKER = sorted((FIXTURES / "openworker").glob("*.jsonl"))
+
+
+def _openworker_variants(data: bytes) -> list[bytes]:
+    """``_variants``, and an openworker line's own fields damaged: a role, kind, id, ``ts``
+    or sidecar of another type, a thinking block unsigned or of another kind, a content
+    part that is no text, a stamp shared by two prompts, an invalid byte, a number beyond
+    a double and nesting where msgspec skips them, NaN, empty lines, and a BOM."""
+    found = _variants(data)
+    deep = b"[" * 1100 + b"]" * 1100
+    for old, new in (
+        (b'"role": "user"', b'"role": 5'),
+        (b'"role": "assistant"', b'"role": "model"'),
+        (b'"kind": "', b'"kind": 1, "x": "'),
+        (b'"tool_call_id": "', b'"tool_call_id": null, "x": "'),
+        (b'"id": "', b'"id": 7, "x": "'),
+        (b'"id": "', b'"id": null, "x": "'),
+        (b'"ts": ', b'"ts": true, "x": '),
+        (b'"ts": ', b'"ts": "1", "x": '),
+        (b'"ts": ', b'"ts": 1786543211.7514741, "x": '),
+        (b'"ts": ', b'"ts": 1e400, "x": '),
+        (b'"ts": ', b'"ts": NaN, "x": '),
+        (b'"_anthropic": {', b'"_anthropic": "x", "y": {'),
+        (b'"blocks": [', b'"blocks": {"x": ['),
+        (b'"signature": "', b'"signature": "", "x": "'),
+        (b'"signature": "', b'"signature": 3, "x": "'),
+        (b'"type": "thinking"', b'"type": "text"'),
+        (b'"type": "redacted_thinking"', b'"type": "thinking"'),
+        (b'"content": "', b'"content": [{"type": "text", "text": "a"}], "x": "'),
+        (b'"content": "', b'"content": [{"type": "image_url"}], "x": "'),
+        (b'"content": "', b'"content": [], "x": "'),
+        (b'"content": "', b'"content": 3, "x": "'),
+        (b'"content": "', b'"content": "\xff'),
+        (b'"arguments": "', b'"arguments": "\\udc00'),
+        (b'"usage": {', b'"usage": {"n": 1e400, "d": ' + deep + b", "),
+        (b"\n", b"\n\n"),
+    ):
+        start = data.find(old)
+        while start >= 0:
+            found.append(data[:start] + new + data[start + len(old) :])
+            start = data.find(old, start + 1)
+    found += [b"\n" + data, b"\xef\xbb\xbf" + data]
+    return found
+
+
+@pytest.mark.parametrize("path", OPENWORKER, ids=lambda p: p.name)
+def test_openworker_damage_is_found_by_both_paths(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every variant of an openworker conversation lints the same with and without the
+    typed proof (``readers/openworker/fast.py``; taken here however short the file)."""
+    from transcript_doctor.readers.openworker import reader
+
+    monkeypatch.setattr(reader, "TYPED_FROM", 0)
+    for data in _openworker_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)
+
+
+def test_the_openworker_fast_path_proves_clean_conversations_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean openworker conversation is not parsed into dicts at all (the line parser is
+    made to fail), and one the screen doubts is parsed only from the screen's cut.  A
+    conversation shorter than ``TYPED_FROM`` lines is streamed as before (detection parsed
+    most of it already)."""
+    from transcript_doctor.readers.openworker import reader
+    from transcript_doctor.source import Source
+
+    clean = FIXTURES / "openworker" / "clean-sidecars.jsonl"
+    data = clean.read_bytes()
+    lines = data.splitlines(keepends=True)
+    damaged = (
+        data + lines[2] + b'{"role": "assistant", "content": ""}\n'
+    )  # a new prompt, an empty answer: TD103
+    full = engine.lint_bytes(clean.name, damaged, _options(False))
+    assert full.findings
+    parsed: list[int] = []
+    records = Source.records
+
+    def counting(self: Source, chosen: object = None) -> object:
+        for line, value in records(self, chosen):  # type: ignore[arg-type]
+            parsed.append(line.index)
+            yield line, value
+
+    monkeypatch.setattr(Source, "records", counting)
+    report = engine.lint_bytes(clean.name, data, _options(True))
+    assert (report.reader, report.findings) == ("openworker", [])
+    assert parsed == list(range(len(lines)))  # short: streamed
+    parsed.clear()
+    monkeypatch.setattr(reader, "TYPED_FROM", len(lines))
+    report = engine.lint_bytes(clean.name, data, _options(True))
+    assert (report.reader, report.findings, parsed) == ("openworker", [], [])
+    fast = engine.lint_bytes(clean.name, damaged, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert [f.finding.rule.code for f in full.findings] == ["TD103"]
+    assert parsed == [len(lines), len(lines) + 1]
