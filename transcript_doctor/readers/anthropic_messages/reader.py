@@ -68,6 +68,12 @@ def _is_roo_reasoning(item: Any) -> bool:
     return isinstance(item, dict) and item.get("type") == "reasoning" and "role" not in item
 
 
+def _acceptable(item: Any) -> bool:
+    if _is_roo_reasoning(item):
+        return True
+    return isinstance(item, dict) and item.get("role") in ROLES and OPENAI_KEYS.isdisjoint(item)
+
+
 def _vendor_keys(item: Any) -> bool:
     """Cline / Roo Code bookkeeping next to a MessageParam."""
     if _is_roo_reasoning(item):
@@ -133,22 +139,11 @@ class AnthropicMessagesReader(Reader):
         if companion is not None:
             return self.claim(companion, SPECIFIC, transcript=False)
         items, per_line = sample(source, KEYS)
-        if not items:
+        if not items or not all(_acceptable(i) for i in items):
             return None
-        # One pass for what every item is asked (a document's every message is asked).
-        vendor = False  # Cline / Roo Code bookkeeping somewhere
-        messages = False  # not only Roo reasoning items
-        for item in items:
-            if _is_roo_reasoning(item):
-                vendor = True
-                continue
-            if not (isinstance(item, dict) and item.get("role") in ROLES and OPENAI_KEYS.isdisjoint(item)):
-                return None  # neither a MessageParam nor a Roo reasoning item
-            messages = True
-            vendor = vendor or _vendor_keys(item)
-        if not messages:
+        if all(_is_roo_reasoning(i) for i in items):
             return None
-        if vendor:
+        if any(_vendor_keys(i) for i in items):
             return self.claim("Cline/Roo api_conversation_history", SPECIFIC)
         if any(_anthropic_only(i) for i in items) or _top_level_system(source, per_line):
             return self.claim("Anthropic MessageParam list", SPECIFIC)
