@@ -410,7 +410,8 @@ ANTHROPIC_DOCUMENTS = sorted(
 def _message_list_variants(value: object) -> list[object]:
     """A message list changed one message at a time: left out, written twice, its content
     emptied, made a string, made a whitespace text or given a Roo reasoning block or an
-    unsigned thinking block first; and a Roo reasoning item put before it."""
+    unsigned thinking block first, its blocks reordered, one left out or written twice,
+    its first text alone, a result block added; and a Roo reasoning item put before it."""
     items = value if isinstance(value, list) else value["messages"]  # type: ignore[index]
     found: list[list[object]] = []
     for i, item in enumerate(items[:40]):
@@ -429,6 +430,13 @@ def _message_list_variants(value: object) -> list[object]:
                 [{"type": "reasoning", "text": ""}],
                 [{"type": "thinking", "thinking": "hm"}, *blocks],
                 blocks[1:],
+                # Cline's text answers: reordered, one left out or written twice, alone as
+                # a string, beside a result block.
+                blocks[::-1],
+                [*blocks[:1], *blocks],
+                [*blocks[:1], *blocks[2:]],
+                str(blocks[0].get("text", "")) if blocks and isinstance(blocks[0], dict) else "",
+                [*blocks, {"type": "tool_result", "tool_use_id": "toolu_x", "content": "ok"}],
             ):
                 changed.append([{**item, "content": new}])
         found += [[*before, *change, *after] for change in changed]

@@ -730,3 +730,21 @@ def test_roo_code_bookkeeping_and_reasoning_are_screened() -> None:
     damaged = json.dumps(value).encode()
     assert [f["rule"] for f in both(path.name, damaged)] == ["TD402"]
     assert reader.read_screened(sniff(path.name, damaged), Screen(_catalog())) != []
+
+
+def test_cline_text_answers_are_screened_as_results() -> None:
+    """Cline's text answers to the calls just made (``[tool for 'x'] Result:``) are the
+    results ``_pair_text_results`` makes of them: a clean text-protocol history is proved
+    clean without being built; with an answer left out, it is built and the call found
+    unanswered, as the full read finds it."""
+    path = FIXTURES / "anthropic-messages" / "cline-text-protocol-results.json"
+    data = path.read_bytes()
+    reader = readers.by_name("anthropic-messages")
+    assert reader is not None
+    assert reader.read_screened(sniff(path.name, data), Screen(_catalog())) == []
+    value = json.loads(data)
+    answer = next(i for i, block in enumerate(value[2]["content"]) if "] Result:" in block.get("text", ""))
+    del value[2]["content"][answer]
+    damaged = json.dumps(value).encode()
+    assert [f["rule"] for f in both(path.name, damaged)] == ["TD301"]
+    assert reader.read_screened(sniff(path.name, damaged), Screen(_catalog())) != []

@@ -10,7 +10,7 @@ adjacency, or every call of such a history would look unanswered.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -186,8 +186,10 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
     rule reads system text), and entries that are no user or assistant MessageParam (Roo
     Code's reasoning items).  Keys beside ``role`` and ``content`` (Cline's ``ts`` and
     ``metrics``, Roo's condensing marks) are left out too: ``_conversation`` reads only
-    those two.
+    those two.  Cline's text answers to the calls just made are results, paired as
+    ``_pair_text_results`` pairs them.
     """
+    calls: tuple[Hashable, ...] = ()  # the call ids of the message just read, if an assistant's
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             continue
@@ -197,10 +199,10 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
             yield turn
             if turn is None:
                 return
-        elif role == "user" and isinstance(content, str):
-            yield OTHER, None, (index,)
+            calls = turn[2]
         elif role == "user":
-            found = _user_turns(content, index)
+            found = _user_turns(content, index, calls)
+            calls = ()
             if found is None:
                 yield None
                 return
@@ -237,22 +239,44 @@ def _signed(block: dict[str, Any]) -> bool:
     return isinstance(signature, str) and bool(signature)
 
 
-def _user_turns(content: Any, index: int) -> list[Turn] | None:
+def _user_turns(content: Any, index: int, calls: tuple[Hashable, ...]) -> list[Turn] | None:
     """The message's results (they all sit in this one message), then the message itself
-    when it also holds a prompt (or nothing at all); a string prompt is the caller's."""
+    when it also holds a prompt (or nothing at all).
+
+    ``calls`` are the ids of the calls of the assistant turn right before it: when the
+    message holds no ``tool_result`` block, its texts that are Cline's text answers
+    (``TEXT_RESULT``) answer them in order, one each, as ``_pair_text_results`` makes
+    them results; the texts left over are the prompt."""
+    if isinstance(content, str):
+        if calls and TEXT_RESULT.match(content):
+            return [(RESULT, None, (calls[0],))]  # an answer, and nothing else
+        return [(OTHER, None, (index,))]
     if not isinstance(content, list):
         return None
+    answers = list(calls) if calls and not any(_result_block(b) for b in content) else []
+    answers.reverse()  # popped from the end: the first call first
     turns: list[Turn] = []
     prompt = not content
     for block in content:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "tool_result" and isinstance(block.get("tool_use_id"), str):
             turns.append((RESULT, None, (block["tool_use_id"],)))
-        elif kind in ("text", "image", "document"):  # MEDIA_BLOCKS; `kind` may be unhashable
+        elif kind == "text":
+            text = block.get("text")
+            if answers and isinstance(text, str) and TEXT_RESULT.match(text):
+                turns.append((RESULT, None, (answers.pop(),)))
+            else:
+                prompt = True
+        elif kind == "image" or kind == "document":  # MEDIA_BLOCKS; `kind` may be unhashable
             prompt = True
         else:
             return None
     return [*turns, (OTHER, None, (index,))] if prompt else turns
+
+
+def _result_block(block: Any) -> bool:
+    """A block ``_block`` makes a TOOL_RESULT part of (whatever its id)."""
+    return isinstance(block, dict) and block.get("type") == "tool_result"
 
 
 def _conversation(listing: Listing, system: Any, origin: Origin, reader: Reader) -> Conversation:
