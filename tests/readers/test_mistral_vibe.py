@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import FIXTURES, detected, detected_bytes, findings, fix, text_findings
 
@@ -492,3 +492,49 @@ def test_blank_lines_on_every_recorded_file_match_the_pattern() -> None:
             assert blank_lines(
                 variant, Source("m.jsonl", variant, Container.JSONL).lines
             ) == _blank_by_pattern(variant)
+
+
+_LINE_PIECES = [
+    b'{"role": "user", "content": "a"}',
+    b'{"role": "assistant", "content": "b", "injected": false}',
+    b"{}",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b",",
+    b" ",
+    b"\r",
+    b"\n",
+    b'"',
+    b'"x"',
+    b":",
+    b'"role"',
+    b"1e400",
+    b"\xff",
+    b"\xc3\xa9",
+    b'{"role": "user", "content": "',
+    b'"}',
+    b'{"tool_calls": [{"id": "a"}',
+    b"]}",
+]
+
+
+@settings(max_examples=4000, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=12))
+# Two records on one line and one record across two: as many values as lines.
+@example([b'{"role": "user"} {"role": "user"}\n{"role":\n"user"}'])
+@example([b'{"role": "user"}] [{"role": "user"}\n{"tool_calls": [[\n]]}'])
+@example([b'{"role": "user"},{"role": "user"}\n{"role": "user", "content": "a\nb"}\n'])
+def test_wrapped_lines_decode_as_each_line_alone(pieces: list[bytes]) -> None:
+    """``fast._lines`` (all lines in one call) takes a text only when each line alone is
+    one record, and then gives exactly what ``typed_lines.decoded`` (a line at a time)
+    gives."""
+    from transcript_doctor.readers.mistral_vibe import fast
+    from transcript_doctor.readers.typed_lines import decoded
+
+    data = b"".join(pieces)
+    segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    wrapped = fast._lines(data)
+    if wrapped is not None and len(wrapped) == segments:
+        assert decoded(data, fast._DECODER) == wrapped
