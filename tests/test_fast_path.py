@@ -349,6 +349,12 @@ def _vibe_variants(data: bytes) -> list[bytes]:
         (b'"message_id": "', b'"message_id": NaN, "x": "'),
         (b'"message_id": "', b'"message_id": ' + deep + b', "x": "'),
         (b'"injected": false', b'"injected": "no"'),
+        (b'"reasoning_content": "', b'"reasoning_content": " ", "x": "'),
+        (b'"reasoning_content": "', b'"reasoning_content": 5, "y": "'),
+        (b'"content": "', b'"reasoning_content": "hm", "content": "'),
+        (b'"content": "', b'"reasoning_content": "hm", "content": " ", "x": "'),
+        (b'"content": "', b'"reasoning_content": "hm", "content": "", "x": "'),
+        (b'"content": "', b'"images": [], "content": "'),
         (b"\n", b"\n\n"),
         (b"\n", b"\r\n"),
     ):
@@ -388,8 +394,8 @@ def test_the_mistral_vibe_fast_path_proves_clean_sessions_clean(monkeypatch: pyt
     for path in clean:
         data = path.read_bytes()
         roles = [json.loads(line)["role"] for line in data.splitlines()]
-        if b'"reasoning_content"' in data or any(a == b == "user" for a, b in itertools.pairwise(roles)):
-            continue  # thinking (not in PLAIN_KEYS), or two prompts in a row (TD403 possible)
+        if any(a == b == "user" for a, b in itertools.pairwise(roles)):
+            continue  # two prompts in a row (TD403 possible)
         report = engine.lint_bytes(path.name, data, _options(True))
         assert (report.reader, report.findings, report.error) == ("mistral-vibe", [], None), path
         proved += 1
@@ -589,3 +595,36 @@ def test_the_openworker_fast_path_proves_clean_conversations_clean(monkeypatch: 
     assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
     assert [f.finding.rule.code for f in full.findings] == ["TD103"]
     assert parsed == [len(lines), len(lines) + 1]
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "content", "rules"),
+    [
+        ("Think first.", "Done.", []),
+        ("Think first.", "", []),  # thinking with text: not empty (TD103), doubted by the screen
+        (" ", "", ["TD103"]),
+        ("", " ", ["TD103"]),
+        ("Think first.", "Done. ", []),  # Vibe sends no final text as prefill: no TD102
+    ],
+)
+def test_mistral_vibe_reasoning_is_screened_as_the_full_read_finds(
+    reasoning: str, content: str, rules: list[str]
+) -> None:
+    """A Vibe turn's ``reasoning_content`` is a thinking part no rule flags: a session of
+    such turns is screened, and finds what the full read finds."""
+    lines = [
+        {"role": "user", "content": "Hi", "injected": False, "message_id": "u1"},
+        {
+            "role": "assistant",
+            "content": content,
+            "injected": False,
+            "reasoning_content": reasoning,
+            "reasoning_message_id": "r1",
+            "message_id": "a1",
+        },
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    name = "session_20261202_003735_343a3d07/messages.jsonl"
+    fast, full = (engine.lint_bytes(name, data, _options(screen)) for screen in (True, False))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert [f.finding.rule.code for f in full.findings] == rules

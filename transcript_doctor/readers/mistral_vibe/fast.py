@@ -48,6 +48,8 @@ class _Line(msgspec.Struct, forbid_unknown_fields=True):
     injected: msgspec.Raw = msgspec.Raw(b"")
     message_id: msgspec.Raw = msgspec.Raw(b"")
     name: msgspec.Raw = msgspec.Raw(b"")
+    reasoning_content: msgspec.Raw = msgspec.Raw(b"")
+    reasoning_message_id: msgspec.Raw = msgspec.Raw(b"")
 
 
 _DECODER = msgspec.json.Decoder(_Line)

@@ -36,10 +36,24 @@ ROLES = frozenset({"user", "assistant", "tool", "system"})
 PATH = re.compile(r"(?:^|[\\/])[^\\/]+_\d{8}_\d{6}_[^\\/]+[\\/]messages\.jsonl$")
 # meta.json (session_logger.py save_interaction): the keys that tell it from other JSON.
 META_KEYS = ("session_id", "total_messages", "system_prompt")
-# The keys of a line the screen understands (analysis/screen.py): text, calls, results, and
-# Vibe's bookkeeping that no rule reads (`injected`, `message_id`).  Anything else
-# (`reasoning_content`, `images`, …) is read by the full path.
-PLAIN_KEYS = frozenset({"role", "content", "injected", "message_id", "tool_calls", "tool_call_id", "name"})
+# The keys of a line the screen understands (analysis/screen.py): text, calls, results,
+# Vibe's bookkeeping that no rule reads (`injected`, `message_id`, `reasoning_message_id`)
+# and the reasoning of a turn (a thinking part that needs no signature: no rule flags it,
+# and a turn the screen takes has text or calls beside it).  Anything else (`images`, …)
+# is read by the full path.
+PLAIN_KEYS = frozenset(
+    {
+        "role",
+        "content",
+        "injected",
+        "message_id",
+        "tool_calls",
+        "tool_call_id",
+        "name",
+        "reasoning_content",
+        "reasoning_message_id",
+    }
+)
 # A whitespace-only line (CR counts: decode_safe turns CRLF into LF first), or whitespace
 # after the last newline.  SessionLoader.load_session drops only one trailing "" after its
 # split on "\n" and json.loads("") fails the whole load.  The definition: ``blank_lines``
