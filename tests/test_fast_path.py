@@ -628,3 +628,23 @@ def test_mistral_vibe_reasoning_is_screened_as_the_full_read_finds(
     fast, full = (engine.lint_bytes(name, data, _options(screen)) for screen in (True, False))
     assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
     assert [f.finding.rule.code for f in full.findings] == rules
+
+
+def test_large_mistral_vibe_sessions_are_decoded_a_line_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above ``_WRAP_LIMIT`` the proof decodes line by line (``typed_lines.decoded``, no
+    copy of the text) and comes to the same verdict and cut on every variant."""
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.readers.mistral_vibe import fast
+
+    catalog = _options(True).catalog
+    compared = 0
+    for path in VIBE[:8]:
+        for data in _vibe_variants(path.read_bytes())[:80]:
+            screen = Screen(catalog)
+            wrapped = (fast.prove(data, screen), screen.cut, screen.before)
+            with monkeypatch.context() as patch:
+                patch.setattr(fast, "_WRAP_LIMIT", 0)
+                screen = Screen(catalog)
+                assert (fast.prove(data, screen), screen.cut, screen.before) == wrapped
+            compared += 1
+    assert compared > 300
