@@ -15,8 +15,9 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
 from transcript_doctor.editing import EditError
-from transcript_doctor.model import Message, Origin, Part, PartKind, Role
+from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 
 # Gemini CLI's SYNTHETIC_THOUGHT_SIGNATURE (geminiChat.ts), also what fix writes for TD401.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -173,6 +174,69 @@ def sign_active_loop(messages: list[Message]) -> None:
     for message in messages[:start]:
         for part in message.parts:
             part.needs_signature = False
+
+
+# -- the clean-file screen (lint) -------------------------------------------------------
+
+_PROMPT_KINDS = (PartKind.TEXT, PartKind.MEDIA)
+
+
+def screen_turns(conversation: Conversation) -> list[Turn] | None:
+    """The screen's turns of a built Gemini-family conversation, or None when it holds
+    anything the screen does not answer for (``analysis/screen.py``).
+
+    Building a conversation costs less than running every rule over it: readers whose
+    model is cheap to build (or already built) let the screen prove it clean instead.
+    The turns are the rules' own view (the built messages), so only what the screen
+    cannot judge needs ruling out: a missing signature the API demands (TD401, TD402),
+    a prompt or a repeated user message right after a user message (TD104, TD403),
+    a result and a prompt in one message (TD104), two model messages in a row (merged
+    on replay, ``Dialect.coalesce_roles``), broken links (TD404), notices and parts that
+    are not text, media in a prompt, calls or results.  A run of result-only messages is
+    one tool-response turn, as pairing reads it after merging.
+    """
+    if conversation.broken_links or conversation.repeats:
+        return None
+    turns: list[Turn] = []
+    previous: Role | None = None
+    prompt = False  # the previous message was a prompt
+    for message in conversation.messages:
+        role = message.role
+        parts = message.parts
+        if role is Role.ASSISTANT:
+            if previous is Role.ASSISTANT or message.harness_written:
+                return None
+            texts: list[str] = []
+            ids: list[str] = []
+            for part in parts:
+                kind = part.kind
+                if kind is PartKind.TEXT:
+                    texts.append(part.text)
+                elif kind is PartKind.TOOL_CALL:
+                    if part.call_id is None or (part.needs_signature and not part.signature):
+                        return None
+                    ids.append(part.call_id)
+                elif kind is not PartKind.THINKING or (part.needs_signature and not part.signature):
+                    return None
+            turns.append((ASSISTANT, "".join(texts) if texts else None, tuple(ids)))
+        elif role is Role.USER and parts:
+            if previous is Role.USER and (prompt or message.dup_key is not None):
+                return None
+            if all(p.kind in _PROMPT_KINDS and not p.of_result for p in parts):
+                if previous is Role.USER:
+                    return None
+                turns.append((OTHER, None, ()))
+                prompt = True
+            else:
+                for part in parts:
+                    if part.kind is not PartKind.TOOL_RESULT or part.of_result or part.call_id is None:
+                        return None
+                    turns.append((RESULT, None, (part.call_id,)))
+                prompt = False
+        else:
+            return None  # a notice, system text, or a user message without parts
+        previous = role
+    return turns
 
 
 # -- repairs (``fix``) -------------------------------------------------------------

@@ -545,15 +545,26 @@ class GeminiCliReader(Reader):
         return [Conversation([], self.dialect, ref=StreamRef(legacy=True))]
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        """The stream replayed from typed records (``fast``) when every line decodes; the
-        conversation is the full read's (no screen yet: every message is converted)."""
-        if screen is None or source.container is not Container.JSONL:
+        """Nothing for a conversation the screen proves clean; the stream replayed from
+        typed records (``fast``) when every line decodes.  The conversation is built
+        either way (every surviving message is converted), and screened from the built
+        messages (``gemini_content.screen_turns``): the rules cost more than the build."""
+        if screen is None:
             return self.read(source)
+        conversations = self._typed(source) if source.container is Container.JSONL else None
+        if conversations is None:
+            conversations = self.read(source)
+            if source.errors:
+                return conversations  # TD001 beside them: read as the full read does
+        return [c for c in conversations if not screen.clean(gemini_content.screen_turns(c))]
+
+    def _typed(self, source: Source) -> list[Conversation] | None:
+        """The stream replayed from typed records, or None where only the full read is exact."""
         from transcript_doctor.readers.gemini_cli import fast  # msgspec: loaded on first use
 
         found = fast.records(source.data)
         if found is None or len(found) != len(source.lines):  # the proof refuses blank lines
-            return self.read(source)
+            return None
         replay = _Replay()
         upsert = replay.upsert
         try:
@@ -564,7 +575,7 @@ class GeminiCliReader(Reader):
                 else:
                     _typed_record(replay, record, index, fast)
         except fast.Refused:
-            return self.read(source)  # a raw value msgspec refuses (1e400): the full read
+            return None  # a raw value msgspec refuses (1e400): the full read
         return [self._replayed(source, replay)]
 
     def _stream(self, source: Source) -> Conversation:
