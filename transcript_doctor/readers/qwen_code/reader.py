@@ -11,13 +11,16 @@ and remembers, for every message, the lines and uuids a fix must edit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.qwen_code.refs import ChainRef, CompressedRef, LineCopyRef, LinkRef, RecordRef
 from transcript_doctor.source import NODE, Container, Line, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.analysis.screen import Screen
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 ENVELOPE_STRINGS = ("uuid", "sessionId", "timestamp", "cwd", "version")
@@ -74,6 +77,14 @@ class QwenCodeReader(Reader):
             "uuid/parentUuid chain with Gemini Content messages (`message.parts`, role `model`)",
             DEFINITIVE,
         )
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a chain the screen proves clean (``gemini_content.screen_turns``):
+        the rules cost more than building the chain's messages."""
+        conversations = self.read(source)
+        if screen is None or source.errors:
+            return conversations  # TD001 beside them: read as the full read does
+        return [c for c in conversations if not screen.clean(gemini_content.screen_turns(c))]
 
     def read(self, source: Source) -> list[Conversation]:
         if source.container is not Container.JSONL:
