@@ -12,7 +12,7 @@ point at the record that actually defines each message — which is also the rec
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -320,15 +320,16 @@ class _Replay:
             del self.position[key], self.slots[key], self.carrying[key]
         del self.order[start:]
 
-    def entries(self, source: Source) -> list[_Entry]:
-        """The surviving messages, converted; each defining line is parsed once more."""
+    def entries(self, source: Source, lines: Mapping[int, Line] | None = None) -> list[_Entry]:
+        """The surviving messages, converted; each defining line is parsed once more
+        (``lines``: the survivors' lines, when the file was not split)."""
         by_line: dict[int, list[tuple[int, str, str]]] = {}
         for position, key in enumerate(self.order):
             line_index, base = self.slots[key]
             by_line.setdefault(line_index, []).append((position, key, base))
         found: list[_Entry | None] = [None] * len(self.order)
         for line_index, wanted in by_line.items():
-            line = source.lines[line_index]
+            line = (source.lines if lines is None else lines)[line_index]
             record = source.record(line)
             for position, key, base in wanted:
                 value = _at_pointer(record, base)
@@ -386,25 +387,30 @@ def _stream_record(replay: _Replay, record: Any, line: Line) -> None:
 def _typed_record(replay: _Replay, record: Any, index: int, fast: Any) -> None:
     """``_stream_record`` of a typed record (``fast._Record``, line ``index``): the same
     tests, in the same order (a raw field's value is decoded only here: rare lines)."""
-    absent = fast.ABSENT
     if isinstance(record.rewind, str):
         replay.rewind(record.rewind, index)
         return
     if isinstance(record.id, str):
         replay.upsert(record.id, index, "")
         return
-    if record.update is not absent:
-        update = fast.value(record.update)
-        if isinstance(update, (dict, list)):  # JS `typeof … === 'object'`: arrays count too
-            messages = update.get("messages") if isinstance(update, dict) else None
-            if isinstance(messages, list):
+    update = record.update
+    if update is not None and update is not fast.UNSET:  # an object (the decoder refuses the rest)
+        if update.messages is not fast.ABSENT:
+            found = fast.ids(update.messages)
+            if found is not None:
                 replay.clear()
-                _upsert_all(replay, messages, index, "/$set/messages")
-            return
+                _upsert_ids(replay, found, index, "/$set/messages")
+        return
     if isinstance(record.sessionId, str) and isinstance(record.projectHash, str):
-        messages = fast.value(record.messages) if record.messages is not absent else None
-        if isinstance(messages, list):  # a whole legacy record on one line
-            _upsert_all(replay, messages, index, "/messages")
+        found = fast.ids(record.messages) if record.messages is not fast.ABSENT else None
+        if found is not None:  # a whole legacy record on one line
+            _upsert_ids(replay, found, index, "/messages")
+
+
+def _upsert_ids(replay: _Replay, ids: list[Any], line_index: int, base: str) -> None:
+    for index, key in enumerate(ids):
+        if isinstance(key, str):
+            replay.upsert(key, line_index, f"{base}/{index}")
 
 
 def _upsert_all(replay: _Replay, messages: list[Any], line_index: int, base: str) -> None:
@@ -562,13 +568,13 @@ class GeminiCliReader(Reader):
         """The stream replayed from typed records, or None where only the full read is exact."""
         from transcript_doctor.readers.gemini_cli import fast  # msgspec: loaded on first use
 
-        found = fast.records(source.data)
-        if found is None or len(found) != len(source.lines):  # the proof refuses blank lines
+        typed = fast.records(source.data)
+        if typed is None:
             return None
         replay = _Replay()
         upsert = replay.upsert
         try:
-            for index, record in enumerate(found):
+            for index, record in enumerate(typed.records):
                 key = record.id
                 if key.__class__ is str and record.rewind is None:
                     upsert(key, index, "")  # a message line: the common case first
@@ -576,7 +582,8 @@ class GeminiCliReader(Reader):
                     _typed_record(replay, record, index, fast)
         except fast.Refused:
             return None  # a raw value msgspec refuses (1e400): the full read
-        return [self._replayed(source, replay)]
+        lines = typed.lines({line for line, _ in replay.slots.values()})
+        return [self._replayed(source, replay, lines)]
 
     def _stream(self, source: Source) -> Conversation:
         replay = _Replay()
@@ -584,8 +591,10 @@ class GeminiCliReader(Reader):
             _stream_record(replay, record, line)
         return self._replayed(source, replay)
 
-    def _replayed(self, source: Source, replay: _Replay) -> Conversation:
-        messages = _messages(replay.entries(source), replay.carrying)
+    def _replayed(
+        self, source: Source, replay: _Replay, lines: Mapping[int, Line] | None = None
+    ) -> Conversation:
+        messages = _messages(replay.entries(source, lines), replay.carrying)
         return Conversation(messages, self.dialect, ref=StreamRef(False, tuple(replay.rewinds)))
 
     def _document(self, items: list[Any]) -> Conversation:
