@@ -78,7 +78,10 @@ def clean(data: bytes, screen: Screen) -> bool:
     ):
         return False  # the header (reader._header): else TD001
     by_id: dict[str, _Record] = {}
-    last: _Record | None = None
+    entries: list[_Record] = []
+    # A linear session (each entry's parent the entry before it, the first a root) is its
+    # own path: no other walk is needed, and every parent exists.
+    linear, previous = True, None
     for record in records:
         kind = record.type
         if kind == "session":
@@ -89,27 +92,40 @@ def clean(data: bytes, screen: Screen) -> bool:
         if key is None or key in by_id:
             return False
         by_id[key] = record
-        last = record
-    if last is None:
+        entries.append(record)
+        if linear:
+            parent = record.parentId
+            linear = parent == previous if previous is not None else parent is None or parent is _UNSET
+            previous = key
+    if not entries:
         return False
+    path = entries if linear else _path(entries[-1], by_id)
+    if path is None:
+        return False
+    turns = _turns(path)
+    return turns is not None and screen.clean(turns)
+
+
+def _path(last: _Record, by_id: dict[str, _Record]) -> list[_Record] | None:
+    """The entries from the root to ``last`` (``tree.walk``), or None for a parent that
+    names no entry (TD404, or a dangling branch: the full read decides) or a cycle."""
     for record in by_id.values():
         parent = record.parentId
         if parent is not None and parent is not _UNSET and parent not in by_id:
-            return False  # TD404, or a dangling branch: the full read decides
+            return None
     path: list[_Record] = []
     seen: set[str] = set()
     current: _Record | None = last
     while current is not None:
         assert current.id is not None
         if current.id in seen:
-            return False  # a cycle
+            return None  # a cycle
         seen.add(current.id)
         path.append(current)
         parent = current.parentId
         current = by_id[parent] if isinstance(parent, str) else None
     path.reverse()
-    turns = _turns(path)
-    return turns is not None and screen.clean(turns)
+    return path
 
 
 def _turns(path: list[_Record]) -> list[Turn | None] | None:
