@@ -190,10 +190,13 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
     The turns are the rules' own view (the built messages), so only what the screen
     cannot judge needs ruling out: a missing signature the API demands (TD401, TD402),
     a prompt or a repeated user message right after a user message (TD104, TD403),
-    a result and a prompt in one message (TD104), two model messages in a row (merged
-    on replay, ``Dialect.coalesce_roles``), broken links (TD404), notices and parts that
-    are not text, media in a prompt, calls or results.  A run of result-only messages is
-    one tool-response turn, as pairing reads it after merging.
+    a result and a prompt in one message (TD104), broken links (TD404), notices and
+    parts that are not text, media in a prompt, calls or results.  A run of result-only
+    messages is one tool-response turn, as pairing reads it after merging
+    (``Dialect.coalesce_roles``); a run of model messages stays one turn per message,
+    which the screen judges each as strictly as the rules judge it (a call answered
+    only after a later model message is a doubt: pairing may merge them, the screen
+    does not).
     """
     if conversation.broken_links or conversation.repeats:
         return None
@@ -204,7 +207,7 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
         role = message.role
         parts = message.parts
         if role is Role.ASSISTANT:
-            if previous is Role.ASSISTANT or message.harness_written:
+            if message.harness_written:
                 return None
             texts: list[str] = []
             ids: list[str] = []
