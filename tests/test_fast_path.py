@@ -314,3 +314,104 @@ def test_gemini_cli_streams_are_replayed_from_typed_records(monkeypatch: pytest.
             fast = engine.lint_bytes(path.name, data, _options(True))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings], path.name
     assert checked > 10
+
+
+def _gemini_cli_files() -> list[Path]:
+    """Every fixture and corpus file Gemini CLI's reader claims (streams and documents),
+    each content once (the corpus holds copies of fixtures)."""
+    found = []
+    seen: set[bytes] = set()
+    for path in FILES:
+        data = path.read_bytes()
+        if data in seen:
+            continue
+        seen.add(data)
+        try:
+            source = sniff(path.name, data)
+        except NotJson:
+            continue
+        claim = readers.detect(source)
+        if claim is not None and claim[0].name == "gemini-cli" and claim[1].transcript:
+            found.append(path)
+    return found
+
+
+GEMINI_CLI_FILES = _gemini_cli_files()
+
+
+def _gemini_document_variants(data: bytes) -> list[bytes]:
+    """A legacy Gemini CLI session damaged one message at a time: without it, with it
+    twice, moved after the next one, its text blanked, its calls' results removed or
+    copied, and a record of another type in its place."""
+    import json
+
+    value = json.loads(data)
+    messages = value["messages"]
+    found: list[bytes] = []
+    for index, message in enumerate(messages[:25]):
+        variants: list[list[object]] = [
+            messages[:index] + messages[index + 1 :],
+            messages[: index + 1] + messages[index:],
+            messages[:index] + messages[index + 1 : index + 2] + [message] + messages[index + 2 :],
+            [*messages[:index], {**message, "content": " "}, *messages[index + 1 :]],
+            [*messages[:index], {**message, "type": "info"}, *messages[index + 1 :]],
+        ]
+        calls = message.get("toolCalls") if isinstance(message, dict) else None
+        if isinstance(calls, list) and calls:
+            bare = [{k: v for k, v in c.items() if k != "result"} for c in calls]
+            twice = [*calls, *calls]
+            for changed in (bare, twice):
+                variants.append(
+                    [*messages[:index], {**message, "toolCalls": changed}, *messages[index + 1 :]]
+                )
+        for changed_messages in variants:
+            found.append(json.dumps({**value, "messages": changed_messages}).encode())
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in GEMINI_CLI_FILES if p.suffix == ".json"], ids=lambda p: p.name)
+def test_gemini_cli_document_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a legacy Gemini CLI session lints the same whether the screen
+    proves it clean from its records (``reader._plain_turns``), from the built
+    conversation (``gemini_content.screen_turns``) or not at all."""
+    for data in _gemini_document_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
+@pytest.mark.parametrize("path", GEMINI_CLI_FILES, ids=_id)
+def test_gemini_cli_plain_turns_are_the_built_conversations(path: Path) -> None:
+    """The screen's turns read from Gemini CLI records without building them are exactly
+    those of the built conversation, wherever the records give them; and damaged
+    variants of each file as well."""
+    from transcript_doctor.readers.gemini_cli import reader as gemini
+    from transcript_doctor.readers.gemini_content import screen_turns
+
+    data = path.read_bytes()
+    variants = _gemini_variants(data) if path.suffix == ".jsonl" else _gemini_document_variants(data)
+    compared = 0
+    for changed in [data, *variants[:400]]:
+        try:
+            source = sniff(path.name, changed)
+        except NotJson:
+            continue
+        source.loader = gemini.READER.loader
+        if source.container is Container.JSONL:
+            replay = gemini._Replay()
+            for line, value in source.records():
+                gemini._stream_record(replay, value, line)
+            survivors = replay.survivors(source)
+            turns = gemini._plain_turns(value for value, *_ in survivors)
+            built = gemini.READER._conversation(gemini._entries(survivors), replay)
+        else:
+            value = source.value
+            messages = value.get("messages") if isinstance(value, dict) else None
+            if not isinstance(messages, list):
+                continue
+            turns = gemini._plain_turns(m for m in messages if isinstance(m, dict))
+            built = gemini.READER._document(messages)
+        if turns is not None:
+            compared += 1
+            assert turns == screen_turns(built)
+    if path.name.startswith(("codemie__session", "gen-unanswered-tool-response")):
+        assert compared  # clean sessions: the records give their turns

@@ -114,6 +114,58 @@ def _part(item: Any, origin: Origin) -> Part | None:
     return Part(PartKind.OTHER, origin)
 
 
+# What ``plain`` makes of one part: its kind, its text ("" when none), its call id, and
+# whether it carries a ``thoughtSignature`` string.
+Plain = tuple[PartKind, str, str | None, bool]
+
+
+def plain(items: Any) -> list[Plain] | None:
+    """``parts`` without building them, for the clean-file screen: each part's kind, text,
+    call id and whether it is signed, in order; None where a part would be stored beside a
+    result as its output (``Part.of_result``), which the screen does not take.
+
+    It must say exactly what ``parts`` says (``tests/test_fast_path.py`` compares the
+    screen's turns made each way on every fixture and corpus file)."""
+    if isinstance(items, str):
+        return [(PartKind.TEXT, items, None, False)]
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        return []
+    found: list[Plain] = []
+    beside: str | None = None
+    for item in items:
+        if isinstance(item, str):
+            kind, text, call_id, signed = PartKind.TEXT, item, None, False
+        elif not isinstance(item, dict) or not item:
+            continue
+        else:
+            signed = isinstance(item.get("thoughtSignature"), str)
+            text, call_id = "", None
+            call = item.get("functionCall")
+            response = item.get("functionResponse")
+            if isinstance(call, dict):
+                kind, call_id = PartKind.TOOL_CALL, _string(call.get("id"))
+            elif isinstance(response, dict):
+                kind, call_id = PartKind.TOOL_RESULT, _string(response.get("id"))
+            elif isinstance(item.get("text"), str):
+                kind, text = PartKind.THINKING if item.get("thought") is True else PartKind.TEXT, item["text"]
+            elif any(key in item for key in MEDIA_KEYS):
+                kind = PartKind.MEDIA
+            elif set(item) == {"thoughtSignature"}:
+                kind = PartKind.THINKING
+            else:
+                kind = PartKind.OTHER
+        if kind is PartKind.TOOL_RESULT:
+            beside = _beside(item)  # only a dict holds a response
+        elif beside == "any" or (beside == "media" and kind is PartKind.MEDIA):
+            return None
+        else:
+            beside = None
+        found.append((kind, text, call_id, signed))
+    return found
+
+
 def _string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 

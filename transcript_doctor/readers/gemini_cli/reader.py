@@ -12,10 +12,11 @@ point at the record that actually defines each message — which is also the rec
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
@@ -320,23 +321,34 @@ class _Replay:
             del self.position[key], self.slots[key], self.carrying[key]
         del self.order[start:]
 
-    def entries(self, source: Source, lines: Mapping[int, Line] | None = None) -> list[_Entry]:
-        """The surviving messages, converted; each defining line is parsed once more
-        (``lines``: the survivors' lines, when the file was not split)."""
+    def survivors(self, source: Source, lines: Mapping[int, Line] | None = None) -> list[_Survivor]:
+        """The surviving message objects in order, each with its id, line and pointer; each
+        defining line is parsed once more (``lines``: the survivors' lines, when the file
+        was not split)."""
         by_line: dict[int, list[tuple[int, str, str]]] = {}
         for position, key in enumerate(self.order):
             line_index, base = self.slots[key]
             by_line.setdefault(line_index, []).append((position, key, base))
-        found: list[_Entry | None] = [None] * len(self.order)
+        found: list[_Survivor | None] = [None] * len(self.order)
         for line_index, wanted in by_line.items():
             line = (source.lines if lines is None else lines)[line_index]
             record = source.record(line)
             for position, key, base in wanted:
-                value = _at_pointer(record, base)
-                # A checkpoint's timestamps are the rebuild's, not the prompt's: no TD403 identity.
-                dup = not base.startswith("/$set/")
-                found[position] = _convert(value, key, _line_at(line, base), base, dup)
-        return [entry for entry in found if entry is not None]
+                found[position] = (_at_pointer(record, base), key, line, base)
+        return [survivor for survivor in found if survivor is not None]
+
+
+# A surviving message: its object, its id, the line that defines it and its pointer there.
+_Survivor = tuple[dict[str, Any], str, Line, str]
+
+
+def _entries(survivors: list[_Survivor]) -> list[_Entry]:
+    """The surviving messages, converted.  A checkpoint's timestamps are the rebuild's,
+    not the prompt's: no TD403 identity for them."""
+    return [
+        _convert(value, key, _line_at(line, base), base, not base.startswith("/$set/"))
+        for value, key, line, base in survivors
+    ]
 
 
 def _at_pointer(record: dict[str, Any], base: str) -> dict[str, Any]:
@@ -473,6 +485,106 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
     return messages
 
 
+def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
+    """The screen's turns of these message records in order, read without building them,
+    or None where only the built conversation tells (``gemini_content.screen_turns`` then
+    judges it).  Exactly ``screen_turns`` of what ``_convert`` and ``_messages`` build
+    (``tests/test_fast_path.py`` compares them on every fixture and corpus file), for
+    the records those plain turns come from: prompts of text and media, model messages
+    rebuilt from ``thoughts``, text ``content`` and ``toolCalls`` with string ids, their
+    results, and recorded responses with ids."""
+    # Per live message: (None, None, result ids) for a user message (ids None: a prompt),
+    # (text, call ids, own results per answered call) for a model message.
+    live: list[tuple[Any, Any, Any]] = []
+    for record in records:
+        kind = record.get("type")
+        if kind == "user":
+            content = record.get("content")
+            if _ignored_user_text(content):
+                continue
+            parts = gemini_content.plain(content)
+            if not parts:
+                return None
+            if all(p[0] is PartKind.TEXT or p[0] is PartKind.MEDIA for p in parts):
+                live.append((None, None, None))
+            elif all(p[0] is PartKind.TOOL_RESULT and p[2] is not None for p in parts):
+                live.append((None, None, [p[2] for p in parts]))
+            else:
+                return None
+        elif kind == "gemini":
+            model = _plain_model(record)
+            if model is None:
+                return None
+            live.append(model)
+    turns: list[Turn] = []
+    user = prompt = False  # the last message was a user message, a prompt
+    for index, (text, calls, results) in enumerate(live):
+        if calls is None:  # a user message
+            if user and (prompt or results is None):
+                return None  # TD104, TD403: the built conversation tells
+            if results is None:
+                turns.append((OTHER, None, ()))
+            else:
+                turns.extend((RESULT, None, (i,)) for i in results)
+            user, prompt = True, results is None
+            continue
+        turns.append((ASSISTANT, text, tuple(calls)))
+        user = prompt = False
+        if results:  # the CLI's `_response` turn, less what recorded responses answer
+            recorded: set[str] = set()
+            for _, following, ids in live[index + 1 :]:
+                if following is not None:
+                    break
+                recorded.update(ids or ())
+            ids = [i for call_id, own in results if call_id not in recorded for i in own]
+            if ids:
+                turns.extend((RESULT, None, (i,)) for i in ids)
+                user = True
+    return turns
+
+
+def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tuple[str, list[str]]]] | None:
+    """A model message rebuilt on resume (``_Converter.gemini``) as its text, call ids and
+    each answered call's own result ids; None for stored API parts or id-less calls."""
+    content = record.get("content")
+    raw = content if isinstance(content, list) else [content]
+    if any(
+        isinstance(p, dict) and (_js_truthy(p.get("functionCall")) or _js_truthy(p.get("thought")))
+        for p in raw
+    ):
+        return None  # stored API parts: signatures matter (TD401)
+    stored = gemini_content.plain(content) if _js_truthy(content) else []
+    if stored is None:
+        return None
+    texts: list[str] = []
+    for kind, text, _, _ in stored:
+        if kind is PartKind.TEXT:
+            texts.append(text)
+        elif kind is not PartKind.THINKING:
+            return None
+    items = record.get("toolCalls")
+    calls: list[str] = []
+    results: list[tuple[str, list[str]]] = []
+    for call in items if isinstance(items, list) else ():
+        if not isinstance(call, dict):
+            continue
+        call_id = call.get("id")
+        if not isinstance(call_id, str):
+            return None  # paired by adjacency: the built conversation tells
+        calls.append(call_id)
+        result = call.get("result")
+        if not _js_truthy(result):
+            continue
+        if isinstance(result, str):
+            results.append((call_id, [call_id]))
+            continue
+        parts = gemini_content.plain(result)
+        if parts is None or any(p[0] is not PartKind.TOOL_RESULT for p in parts):
+            return None
+        results.append((call_id, [call_id for p in parts if p[2] is None or p[2] == call_id]))
+    return ("".join(texts) if texts else None), calls, results
+
+
 def _prompt_log(value: Any, path: str) -> bool:
     if not isinstance(value, list):
         return False
@@ -551,21 +663,34 @@ class GeminiCliReader(Reader):
         return [Conversation([], self.dialect, ref=StreamRef(legacy=True))]
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        """Nothing for a conversation the screen proves clean; the stream replayed from
-        typed records (``fast``) when every line decodes.  The conversation is built
-        either way (every surviving message is converted), and screened from the built
-        messages (``gemini_content.screen_turns``): the rules cost more than the build."""
+        """Nothing for a conversation the screen proves clean.  The stream is replayed
+        from typed records (``fast``) when every line decodes; the surviving messages are
+        screened from their records (``_plain_turns``) and, where those do not tell, from
+        the built conversation (``gemini_content.screen_turns``): the rules cost more
+        than the build, and the build more than the plain turns."""
         if screen is None:
             return self.read(source)
-        conversations = self._typed(source) if source.container is Container.JSONL else None
-        if conversations is None:
-            conversations = self.read(source)
-            if source.errors:
-                return conversations  # TD001 beside them: read as the full read does
+        if source.container is Container.JSONL:
+            replayed = self._typed(source)
+            if replayed is not None:
+                replay, survivors = replayed
+                turns = _plain_turns(value for value, *_ in survivors)
+                build = lambda: self._conversation(_entries(survivors), replay)  # noqa: E731
+                return _screened(screen, turns, build)
+        elif not source.errors:
+            value = source.value
+            messages = value.get("messages") if isinstance(value, dict) else None
+            if isinstance(messages, list):
+                turns = _plain_turns(item for item in messages if isinstance(item, dict))
+                return _screened(screen, turns, lambda: self._document(messages))
+        conversations = self.read(source)
+        if source.errors:
+            return conversations  # TD001 beside them: read as the full read does
         return [c for c in conversations if not screen.clean(gemini_content.screen_turns(c))]
 
-    def _typed(self, source: Source) -> list[Conversation] | None:
-        """The stream replayed from typed records, or None where only the full read is exact."""
+    def _typed(self, source: Source) -> tuple[_Replay, list[_Survivor]] | None:
+        """The stream replayed from typed records, and its surviving messages; None where
+        only the full read is exact."""
         from transcript_doctor.readers.gemini_cli import fast  # msgspec: loaded on first use
 
         typed = fast.records(source.data)
@@ -583,18 +708,16 @@ class GeminiCliReader(Reader):
         except fast.Refused:
             return None  # a raw value msgspec refuses (1e400): the full read
         lines = typed.lines({line for line, _ in replay.slots.values()})
-        return [self._replayed(source, replay, lines)]
+        return replay, replay.survivors(source, lines)
 
     def _stream(self, source: Source) -> Conversation:
         replay = _Replay()
         for line, record in source.records():
             _stream_record(replay, record, line)
-        return self._replayed(source, replay)
+        return self._conversation(_entries(replay.survivors(source)), replay)
 
-    def _replayed(
-        self, source: Source, replay: _Replay, lines: Mapping[int, Line] | None = None
-    ) -> Conversation:
-        messages = _messages(replay.entries(source, lines), replay.carrying)
+    def _conversation(self, entries: list[_Entry], replay: _Replay) -> Conversation:
+        messages = _messages(entries, replay.carrying)
         return Conversation(messages, self.dialect, ref=StreamRef(False, tuple(replay.rewinds)))
 
     def _document(self, items: list[Any]) -> Conversation:
@@ -606,6 +729,17 @@ class GeminiCliReader(Reader):
                 base = f"/messages/{index}"
                 entries.append(_convert(item, key or "", _document_at(index, base), base, dup=True))
         return Conversation(_messages(entries, {}), self.dialect, ref=StreamRef(legacy=True))
+
+
+def _screened(
+    screen: Screen, turns: list[Turn] | None, build: Callable[[], Conversation]
+) -> list[Conversation]:
+    """The conversation unless the screen proves it clean, from its plain turns when it
+    has them, else from the built conversation."""
+    if turns is not None:
+        return [] if screen.clean(turns) else [build()]
+    conversation = build()
+    return [] if screen.clean(gemini_content.screen_turns(conversation)) else [conversation]
 
 
 READER = GeminiCliReader()
