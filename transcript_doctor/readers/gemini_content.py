@@ -241,9 +241,12 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
     model is cheap to build (or already built) let the screen prove it clean instead.
     The turns are the rules' own view (the built messages), so only what the screen
     cannot judge needs ruling out: a missing signature the API demands (TD401, TD402),
-    a prompt or a repeated user message right after a user message (TD104, TD403),
-    a result and a prompt in one message (TD104), broken links (TD404), notices and
-    parts that are not text, media in a prompt, calls or results.  A run of result-only
+    a user message with an identity right after a user message (TD403), a prompt after a
+    user message or anything after a prompt where the dialect fuses a prompt into a tool
+    response (TD104), a result and a prompt in one message (TD104), broken links (TD404),
+    notices and parts that are not text, media in a prompt, calls or results.  A run of
+    user messages is one turn for pairing after merging (``Dialect.coalesce_roles``) and
+    one turn each for the screen, which doubts a result after a prompt.  A run of result-only
     messages is one tool-response turn, as pairing reads it after merging
     (``Dialect.coalesce_roles``); a run of model messages stays one turn per message,
     which the screen judges each as strictly as the rules judge it (a call answered
@@ -253,6 +256,7 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
     if conversation.broken_links or conversation.repeats:
         return None
     turns: list[Turn] = []
+    fuses = conversation.dialect.fuses_tool_response
     previous: Role | None = None
     prompt = False  # the previous message was a prompt
     for message in conversation.messages:
@@ -275,11 +279,10 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
                     return None
             turns.append((ASSISTANT, "".join(texts) if texts else None, tuple(ids)))
         elif role is Role.USER and parts:
-            if previous is Role.USER and (prompt or message.dup_key is not None):
+            asks = all(p.kind in _PROMPT_KINDS and not p.of_result for p in parts)
+            if previous is Role.USER and (message.dup_key is not None or (fuses and (prompt or asks))):
                 return None
-            if all(p.kind in _PROMPT_KINDS and not p.of_result for p in parts):
-                if previous is Role.USER:
-                    return None
+            if asks:
                 turns.append((OTHER, None, ()))
                 prompt = True
             else:
