@@ -415,3 +415,62 @@ def test_gemini_cli_plain_turns_are_the_built_conversations(path: Path) -> None:
             assert turns == screen_turns(built)
     if path.name.startswith(("codemie__session", "gen-unanswered-tool-response")):
         assert compared  # clean sessions: the records give their turns
+
+
+QWEN = sorted(
+    {p.read_bytes(): p for p in FILES if "qwen" in p.name or "qwen-code" in p.parts}.values(),
+    key=lambda p: p.as_posix(),
+)
+
+
+@pytest.mark.parametrize("path", QWEN, ids=_id)
+def test_qwen_code_typed_turns_are_the_built_chains(path: Path) -> None:
+    """The screen's turns of a Qwen Code chain read from typed records
+    (``readers/qwen_code/fast.py``) are exactly those of the built chain wherever the
+    records give them, for the file and each of its damaged variants; and every
+    variant lints the same with and without the fast path."""
+    from transcript_doctor.readers.gemini_content import screen_turns
+    from transcript_doctor.readers.qwen_code import fast
+    from transcript_doctor.readers.qwen_code.reader import READER
+
+    data = path.read_bytes()
+    for changed in [data, *_variants(data)]:
+        fast_report, full_report = (
+            engine.lint_bytes(path.name, changed, _options(screen)) for screen in (True, False)
+        )
+        assert [record(fast_report, f) for f in fast_report.findings] == [
+            record(full_report, f) for f in full_report.findings
+        ]
+        turns = fast.turns(changed)
+        if turns is None:
+            continue
+        source = sniff(path.name, changed)
+        source.loader = READER.loader
+        built = READER.read(source)
+        assert len(built) == 1
+        assert turns == screen_turns(built[0])
+
+
+
+def test_the_qwen_code_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Qwen Code sessions of plain turns are not read into a model at all (the full
+    read is made to fail here); a session with findings is."""
+    from transcript_doctor.readers.qwen_code.reader import QwenCodeReader
+
+    reports = {p: engine.lint_bytes(p.name, p.read_bytes(), _options(False)) for p in QWEN}
+    clean = [p for p, r in reports.items() if r.reader == "qwen-code" and not r.findings]
+    damaged = [p for p, r in reports.items() if r.reader == "qwen-code" and r.findings]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(QwenCodeReader, "read", refuse)
+    proven = [p for p in clean if not p.name.startswith("compressed")]
+    assert len(proven) >= 4
+    for path in proven:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("qwen-code", [], None), path.name
+    assert damaged
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))

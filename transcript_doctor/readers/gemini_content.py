@@ -115,19 +115,19 @@ def _part(item: Any, origin: Origin) -> Part | None:
 
 
 # What ``plain`` makes of one part: its kind, its text ("" when none), its call id, and
-# whether it carries a ``thoughtSignature`` string.
-Plain = tuple[PartKind, str, str | None, bool]
+# its ``thoughtSignature`` when that is a string (``Part.signature``).
+Plain = tuple[PartKind, str, str | None, str | None]
 
 
 def plain(items: Any) -> list[Plain] | None:
     """``parts`` without building them, for the clean-file screen: each part's kind, text,
-    call id and whether it is signed, in order; None where a part would be stored beside a
+    call id and signature, in order; None where a part would be stored beside a
     result as its output (``Part.of_result``), which the screen does not take.
 
     It must say exactly what ``parts`` says (``tests/test_fast_path.py`` compares the
     screen's turns made each way on every fixture and corpus file)."""
     if isinstance(items, str):
-        return [(PartKind.TEXT, items, None, False)]
+        return [(PartKind.TEXT, items, None, None)]
     if isinstance(items, dict):
         items = [items]
     if not isinstance(items, list):
@@ -136,11 +136,11 @@ def plain(items: Any) -> list[Plain] | None:
     beside: str | None = None
     for item in items:
         if isinstance(item, str):
-            kind, text, call_id, signed = PartKind.TEXT, item, None, False
+            kind, text, call_id, signature = PartKind.TEXT, item, None, None
         elif not isinstance(item, dict) or not item:
             continue
         else:
-            signed = isinstance(item.get("thoughtSignature"), str)
+            signature = _string(item.get("thoughtSignature"))
             text, call_id = "", None
             call = item.get("functionCall")
             response = item.get("functionResponse")
@@ -162,7 +162,7 @@ def plain(items: Any) -> list[Plain] | None:
             return None
         else:
             beside = None
-        found.append((kind, text, call_id, signed))
+        found.append((kind, text, call_id, signature))
     return found
 
 

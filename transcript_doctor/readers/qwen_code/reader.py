@@ -79,8 +79,15 @@ class QwenCodeReader(Reader):
         )
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        """Nothing for a chain the screen proves clean (``gemini_content.screen_turns``):
-        the rules cost more than building the chain's messages."""
+        """Nothing for a chain the screen proves clean: from typed records (``fast``), else
+        from the built chain (``gemini_content.screen_turns``; the rules cost more than
+        building the chain's messages)."""
+        if screen is not None and source.container is Container.JSONL:
+            from transcript_doctor.readers.qwen_code import fast  # msgspec: loaded on first use
+
+            turns = fast.turns(source.data)
+            if turns is not None:
+                return [] if screen.clean(turns) else self.read(source)
         conversations = self.read(source)
         if screen is None or source.errors:
             return conversations  # TD001 beside them: read as the full read does
