@@ -451,7 +451,6 @@ def test_qwen_code_typed_turns_are_the_built_chains(path: Path) -> None:
         assert turns == screen_turns(built[0])
 
 
-
 def test_the_qwen_code_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
     """Clean Qwen Code sessions of plain turns are not read into a model at all (the full
     read is made to fail here); a session with findings is."""
