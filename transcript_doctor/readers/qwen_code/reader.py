@@ -61,17 +61,25 @@ class QwenCodeReader(Reader):
     dialect = Dialect(coalesce_roles=True)
 
     def detect(self, source: Source) -> Detection | None:
+        """Every head record a Qwen envelope, none a Claude Code tell, every message a
+        Gemini Content, and one record only Qwen writes.  (One loop: detection runs on
+        every JSONL file whose head holds a uuid.)"""
         if source.container is not Container.JSONL:
             return None
         head = source.head()
-        if not head or not all(_envelope(r) for r in head):
+        if not head:
             return None
-        if any(_claude_tell(r) for r in head):
-            return None
-        messages = [r["message"] for r in head if "message" in r]
-        if not all(_gemini_content(m) for m in messages):
-            return None
-        if not any(_qwen_feature(r) for r in head):
+        feature = False
+        for record in head:
+            if not _envelope(record) or _claude_tell(record):
+                return None
+            if "message" in record:
+                if not _gemini_content(record["message"]):
+                    return None
+                feature = True
+            elif not feature:
+                feature = _qwen_feature(record)
+        if not feature:
             return None
         return self.claim(
             "uuid/parentUuid chain with Gemini Content messages (`message.parts`, role `model`)",
@@ -115,19 +123,20 @@ class QwenCodeReader(Reader):
 
 def _envelope(record: Any) -> bool:
     """The ``createBaseRecord()`` fields every Qwen record carries."""
-    if not isinstance(record, dict) or record.get("type") not in RECORD_TYPES:
+    if record.__class__ is not dict or record.get("type") not in RECORD_TYPES:
         return False
-    if not all(isinstance(record.get(key), str) for key in ENVELOPE_STRINGS):
-        return False
+    for key in ENVELOPE_STRINGS:
+        if record.get(key).__class__ is not str:
+            return False
     parent = record.get("parentUuid", 0)
-    return parent is None or isinstance(parent, str)
+    return parent is None or parent.__class__ is str
 
 
 def _claude_tell(record: dict[str, Any]) -> bool:
     message = record.get("message")
-    if isinstance(message, dict) and ("content" in message or message.get("role") == "assistant"):
+    if message.__class__ is dict and ("content" in message or message.get("role") == "assistant"):
         return True
-    return record.get("type") in CLAUDE_TYPES or any(key in record for key in CLAUDE_KEYS)
+    return record.get("type") in CLAUDE_TYPES or not record.keys().isdisjoint(CLAUDE_KEYS)
 
 
 def _gemini_content(message: Any) -> bool:
