@@ -473,3 +473,35 @@ def test_the_qwen_code_fast_path_proves_clean_sessions_clean(monkeypatch: pytest
     for path in damaged:
         with pytest.raises(AssertionError, match="the full read ran"):
             engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+def test_a_gemini_cli_stream_torn_at_its_end_is_replayed_from_typed_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line that does not decode is read alone the reader's own way (``fast.Records.failed``):
+    a session torn at its end, or with a glued or non-object line, is not read in full, and
+    its findings are the full read's."""
+    from transcript_doctor.readers.gemini_cli.reader import GeminiCliReader
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    checked = 0
+    for path in GEMINI:
+        data = path.read_bytes().rstrip(b"\n")
+        lines = data.split(b"\n")
+        for changed in (
+            data[:-7],  # torn final line
+            b"\n".join([*lines[:-1], b"null", lines[-1]]),  # not an object
+            b"\n".join([*lines[:-2], lines[-2] + lines[-1]]),  # glued
+        ):
+            full = engine.lint_bytes(path.name, changed, _options(False))
+            if full.reader != "gemini-cli":
+                continue
+            with monkeypatch.context() as patch:
+                patch.setattr(GeminiCliReader, "_stream", refuse)
+                fast = engine.lint_bytes(path.name, changed, _options(True))
+            assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+            assert any(f.finding.rule.code == "TD001" for f in full.findings)
+            checked += 1
+    assert checked > 20

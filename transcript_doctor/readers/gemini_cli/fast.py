@@ -7,13 +7,18 @@ to convert them: the first pass only routes records, yet it built every line's d
 line into the routing fields only (``_Record``), in C, skipping the rest; a ``$set``'s
 ``messages`` and a legacy record's are kept raw and decoded only on the rare lines that
 hold them.  The file is not split into ``source.Line``s either: only the survivors' lines
-are made, from the starts kept while decoding.  The replay (``reader._Replay``) and the conversion of the survivors are the
-reader's own, so the conversation is the full read's.
+are made, from the starts kept while decoding.  The replay (``reader._Replay``) and the
+conversion of the survivors are the reader's own, so the conversation is the full
+read's.
 
-``records`` returns None, and the reader takes its own path, for what only that path
-handles exactly: a line msgspec does not decode into ``_Record`` (torn, glued, not an
-object, a field of another type, a ``$set`` that is neither an object nor null, NUL bytes, raw control characters, a lone surrogate
-escape: msgspec refuses those even in the fields it skips), a line of blanks, a BOM, and
+A line msgspec does not decode into ``_Record`` (torn, glued, not an object, a field of
+another type, a ``$set`` that is neither an object nor null, NUL bytes, raw control
+characters, a lone surrogate escape: msgspec refuses those even in the fields it skips)
+is left to the reader's own reading of that line (``Records.failed``): the replay
+treats each line alone, so a session torn at its end costs one diagnosed line, not a
+full read.  ``records`` returns None, and the reader reads the whole file its own way,
+for what only that way handles exactly: a line of blanks (the full read skips it, which
+renumbers the records after it), more than a few lines that do not decode, a BOM, and
 invalid UTF-8 anywhere (msgspec does not check the bytes of fields it skips; the file is
 checked as a whole when it is not ASCII).  Numbers beyond a double (``1e400``) msgspec
 skips and orjson refuses; Gemini CLI's loader (JSON.parse) reads them, so the full read
@@ -75,12 +80,15 @@ def ids(raw: msgspec.Raw) -> list[Any] | None:
 
 
 class Records:
-    """Every line's routing record and where each line starts in the file."""
+    """Every line's routing record (None for a line that does not decode: ``failed``
+    lists them) and where each line starts in the file."""
 
-    __slots__ = ("data", "records", "starts")
+    __slots__ = ("data", "failed", "records", "starts")
 
-    def __init__(self, data: bytes, records: list[_Record], starts: list[int]) -> None:
-        self.data, self.records, self.starts = data, records, starts
+    def __init__(
+        self, data: bytes, records: list[_Record | None], starts: list[int], failed: list[int]
+    ) -> None:
+        self.data, self.records, self.starts, self.failed = data, records, starts, failed
 
     def lines(self, wanted: set[int]) -> dict[int, Line]:
         """The ``source.Line`` of each wanted record: the file is not split into lines
@@ -99,38 +107,44 @@ class Records:
         return found
 
 
+_FEW = 8  # lines that do not decode, read one by one; more: the whole file is read
+
+
 def records(data: bytes) -> Records | None:
-    """Every line's routing record, or None when one does not decode or the text is not
-    UTF-8 (``typed_lines.decoded``, with each line's start kept)."""
+    """Every line's routing record (``typed_lines.decoded``, with each line's start kept
+    and a line that does not decode left to the reader), or None when the text is not
+    UTF-8, has a line of blanks, or more than a few lines that do not decode."""
     if data.startswith(BOM):
         return None
     decode = _DECODER.decode
     view = memoryview(data)
     find = data.find
-    found: list[_Record] = []
+    found: list[_Record | None] = []
     starts: list[int] = []
+    failed: list[int] = []
     append, mark = found.append, starts.append
     start, size = 0, len(data)
     try:
-        last = size
-        while last and data[last - 1] == 0x0A:
-            last -= 1
-        if last:
-            decode(view[data.rfind(b"\n", 0, last) + 1 : last])  # torn at the end: no more work
         if not data.isascii():
             while start < size:
                 end = find(b"\n", start + _PIECE)
                 end = size if end < 0 else end
                 str(view[start:end], "utf-8")
                 start = end + 1
-        start = 0
-        while start < size:
-            end = find(b"\n", start)
-            end = size if end < 0 else end
-            if end > start:
-                append(decode(view[start:end]))
-                mark(start)
-            start = end + 1
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         return None
-    return Records(data, found, starts)
+    start = 0
+    while start < size:
+        end = find(b"\n", start)
+        end = size if end < 0 else end
+        if end > start:
+            try:
+                append(decode(view[start:end]))
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                if len(failed) == _FEW or not data[start:end].strip():
+                    return None  # a line of blanks: the full read does not count it
+                failed.append(len(found))
+                append(None)
+            mark(start)
+        start = end + 1
+    return Records(data, found, starts, failed)

@@ -674,8 +674,13 @@ class GeminiCliReader(Reader):
             replayed = self._typed(source)
             if replayed is not None:
                 replay, survivors = replayed
+
+                def build() -> Conversation:
+                    return self._conversation(_entries(survivors), replay)
+
+                if source.errors:
+                    return [build()]  # TD001 beside it: read as the full read does
                 turns = _plain_turns(value for value, *_ in survivors)
-                build = lambda: self._conversation(_entries(survivors), replay)  # noqa: E731
                 return _screened(screen, turns, build)
         elif not source.errors:
             value = source.value
@@ -698,8 +703,13 @@ class GeminiCliReader(Reader):
             return None
         replay = _Replay()
         upsert = replay.upsert
+        failed = typed.lines(set(typed.failed))  # read as the full read reads them
         try:
             for index, record in enumerate(typed.records):
+                if record is None:
+                    line = failed[index]
+                    _stream_record(replay, source.record(line), line)
+                    continue
                 key = record.id
                 if key.__class__ is str and record.rewind is None:
                     upsert(key, index, "")  # a message line: the common case first
