@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
 from transcript_doctor.editing import EditError
-from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
+from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 
 # Gemini CLI's SYNTHETIC_THOUGHT_SIGNATURE (geminiChat.ts), also what fix writes for TD401.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -231,6 +231,21 @@ def sign_active_loop(messages: list[Message]) -> None:
 # -- the clean-file screen (lint) -------------------------------------------------------
 
 _PROMPT_KINDS = (PartKind.TEXT, PartKind.MEDIA)
+# The prompt a vendor appends before it sends a history again (``closing``).
+NEXT_PROMPT: Turn = (OTHER, None, ())
+
+
+def closing(dialect: Dialect) -> list[Turn]:
+    """What follows a history's turns when the screen judges them.
+
+    The screen doubts a history whose final assistant text ends with whitespace (TD102:
+    prefill).  Where the final text is never prefill (``Dialect.final_text_is_prefill``:
+    the vendor appends the next prompt before it sends the history) TD102 does not apply,
+    and the screen is shown that prompt: it ends the history the way the vendor sends it.
+    Only for turns without notices (a notice after the last turn arms TD101, a prompt
+    would disarm it); a call still waiting for its result stays a doubt.
+    """
+    return [] if dialect.final_text_is_prefill else [NEXT_PROMPT]
 
 
 def screen_turns(conversation: Conversation) -> list[Turn] | None:
@@ -294,7 +309,7 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
         else:
             return None  # a notice, system text, or a user message without parts
         previous = role
-    return turns
+    return turns + closing(conversation.dialect)
 
 
 # -- repairs (``fix``) -------------------------------------------------------------

@@ -146,6 +146,7 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
             return
         previous = item["role"]
         yield from found
+    yield from gemini_content.closing(GeminiCheckpointReader.dialect)  # no TD102 here
 
 
 def _content_turns(item: Any, index: int, previous: object) -> list[Turn] | None:

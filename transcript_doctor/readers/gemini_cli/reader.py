@@ -53,6 +53,10 @@ VERBOSE_PARTS = (
     ("inlineData", "[Media]"),
 )
 
+# The CLI merges consecutive same-role Contents before sending, and a tool-response
+# turn followed by a prompt is fused into one user turn on replay (TD104).
+DIALECT = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
+
 Locate = Callable[..., Origin]  # tokens below the message object -> Origin
 
 
@@ -540,7 +544,7 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
             if ids:
                 turns.extend((RESULT, None, (i,)) for i in ids)
                 user = True
-    return turns
+    return turns + gemini_content.closing(DIALECT)
 
 
 def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tuple[str, list[str]]]] | None:
@@ -633,9 +637,7 @@ class GeminiCliReader(Reader):
     summary = "Gemini CLI chat recordings (JSONL stream and legacy session .json)"
     # loadConversationRecord(): readline over a byte stream (UTF-8 with U+FFFD), JSON.parse.
     loader = NODE
-    # The CLI merges consecutive same-role Contents before sending, and a tool-response
-    # turn followed by a prompt is fused into one user turn on replay (TD104).
-    dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
+    dialect = DIALECT
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is Container.JSONL:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import msgspec
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.model import Dialect
 from transcript_doctor.readers.typed_lines import decoded
 
 _UNSET = msgspec.UNSET
@@ -64,8 +65,8 @@ _USER_ROLES = frozenset({"user", "custom"})
 _ASIDE_ROLES = frozenset({"branchSummary", "compactionSummary"})
 
 
-def clean(data: bytes, screen: Screen) -> bool:
-    """True when no rule can find anything in this Pi session."""
+def clean(data: bytes, screen: Screen, dialect: Dialect) -> bool:
+    """True when no rule can find anything in this Pi session (read in ``dialect``)."""
     records = decoded(data, _DECODER)
     if not records:
         return False
@@ -103,6 +104,11 @@ def clean(data: bytes, screen: Screen) -> bool:
     if path is None:
         return False
     turns = _turns(path)
+    if turns is not None and not dialect.final_text_is_prefill:
+        # Pi never continues from an assistant message: the next prompt follows the final
+        # text whenever the history is sent, so its whitespace is no prefill (TD102 does
+        # not apply).  The screen is shown that prompt (``gemini_content.closing``).
+        turns.append((OTHER, None, ()))
     return turns is not None and screen.clean(turns)
 
 
