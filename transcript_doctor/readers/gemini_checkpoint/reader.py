@@ -140,27 +140,33 @@ def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
     """
     previous = None
     for index, item in enumerate(items):
-        found = _content_turns(item, index, previous)
-        if found is None:
-            yield None
-            return
-        previous = item["role"]
-        yield from found
-    yield from gemini_content.closing(GeminiCheckpointReader.dialect)  # no TD102 here
+        # A Content of two keys, its role not the previous one's, with parts (inlined: one
+        # pass over histories of tens of thousands of Contents).
+        if item.__class__ is not dict or len(item) != 2:
+            break
+        role, parts = item.get("role"), item.get("parts")
+        if role == previous or parts.__class__ is not list or not parts:
+            break
+        if role == "model":
+            turn = _model_turn(parts, index)
+            if turn is None:
+                break
+            yield turn
+        elif role == "user":
+            found = _user_turns(parts, index)
+            if found is None:
+                break
+            yield from found
+        else:
+            break
+        previous = role
+    else:
+        yield from gemini_content.closing(GeminiCheckpointReader.dialect)  # no TD102 here
+        return
+    yield None
 
 
-def _content_turns(item: Any, index: int, previous: object) -> list[Turn] | None:
-    if item.__class__ is not dict or len(item) != 2:
-        return None
-    role, parts = item.get("role"), item.get("parts")
-    if role == previous or parts.__class__ is not list or not parts:
-        return None
-    if role == "model":
-        return _model_turn(parts, index)
-    return _user_turns(parts, index) if role == "user" else None
-
-
-def _model_turn(parts: list[Any], index: int) -> list[Turn] | None:
+def _model_turn(parts: list[Any], index: int) -> Turn | None:
     texts: list[str] = []
     ids: list[Hashable] = []
     for part in parts:
@@ -181,7 +187,7 @@ def _model_turn(parts: list[Any], index: int) -> list[Turn] | None:
             texts.append(text)
         else:
             return None
-    return [(ASSISTANT, "".join(texts) if texts else None, tuple(ids))]
+    return ASSISTANT, "".join(texts) if texts else None, tuple(ids)
 
 
 def _user_turns(parts: list[Any], index: int) -> list[Turn] | None:
