@@ -2,8 +2,11 @@
 
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
-sessions, ``readers/claude_code/fast.py``, and of Pi sessions, ``readers/pi/fast.py``; Gemini CLI
-streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
+sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, and of
+Qwen Code sessions, ``readers/qwen_code/fast.py``; Gemini CLI streams replayed from typed
+records, ``readers/gemini_cli/fast.py``, a line that does not decode read alone; Gemini CLI
+sessions and Qwen Code chains screened from their records or their built conversation,
+``gemini_cli/reader._plain_turns`` and ``gemini_content.screen_turns``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
 file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
