@@ -666,10 +666,11 @@ class GeminiCliReader(Reader):
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a conversation the screen proves clean.  The stream is replayed
-        from typed records (``fast``) when every line decodes; the surviving messages are
-        screened from their records (``_plain_turns``) and, where those do not tell, from
-        the built conversation (``gemini_content.screen_turns``): the rules cost more
-        than the build, and the build more than the plain turns."""
+        from typed records (``fast``; a line that does not decode is read alone, the
+        reader's way); the surviving messages are screened from their records
+        (``_plain_turns``) and, where those do not tell, from the built conversation
+        (``gemini_content.screen_turns``): the rules cost more than the build, and the
+        build more than the plain turns.  A file with a TD001 error is built whole."""
         if screen is None:
             return self.read(source)
         if source.container is Container.JSONL:
