@@ -16,16 +16,18 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
 - a first line that is not the session header (TD001, #8939), an entry without a
   string id, an id written twice, a ``parentId`` that names no entry, a cycle;
 - compactions, branch summaries and custom messages (they change what is replayed);
-- assistants Pi skips (an error or aborted stop, nothing to send), redacted thinking,
-  images and unknown blocks in a reply, a tool call or result without a string id,
-  summary roles, and user content the screen does not know.
+- redacted thinking, images and unknown blocks in a reply, a tool call or result
+  without a string id, summary roles, and user content the screen does not know.
+
+An assistant Pi skips (an error or aborted stop, nothing to send) is the notice the
+reader makes of it (``skipped-…``: no rule reads it as a turn, and it arms no TD101).
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Dialect
 from transcript_doctor.readers.typed_lines import decoded
 
@@ -61,6 +63,7 @@ _DECODER = msgspec.json.Decoder(_Record)
 _CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
 _REPLAY_CHANGING = frozenset({"compaction", "branch_summary", "custom_message"})
 _SKIPPED_STOPS = frozenset({"error", "aborted"})  # reader.SKIPPED_STOPS
+_SKIPPED_EMPTY: Turn = (NOTICE, "skipped-empty", ())  # a reply with nothing to send
 _USER_ROLES = frozenset({"user", "custom"})
 _ASIDE_ROLES = frozenset({"branchSummary", "compactionSummary"})
 
@@ -104,10 +107,11 @@ def clean(data: bytes, screen: Screen, dialect: Dialect) -> bool:
     if path is None:
         return False
     turns = _turns(path)
-    if turns is not None and not dialect.final_text_is_prefill:
+    if turns and turns[-1] is not None and turns[-1][0] != NOTICE and not dialect.final_text_is_prefill:
         # Pi never continues from an assistant message: the next prompt follows the final
         # text whenever the history is sent, so its whitespace is no prefill (TD102 does
-        # not apply).  The screen is shown that prompt (``gemini_content.closing``).
+        # not apply).  The screen is shown that prompt (``gemini_content.closing``), unless
+        # notices end the turns (after them it would disarm TD101).
         turns.append((OTHER, None, ()))
     return turns is not None and screen.clean(turns)
 
@@ -147,8 +151,10 @@ def _turns(path: list[_Record]) -> list[Turn | None] | None:
                 continue  # model and thinking changes, labels, session info: not sent
             role = message.role
             if role == "assistant":
-                if message.stopReason in _SKIPPED_STOPS:
-                    return None  # a notice, not a turn
+                stop = message.stopReason
+                if stop in _SKIPPED_STOPS:
+                    turns.append((NOTICE, f"skipped-{stop}", ()))  # never sent (reader._assistant)
+                    continue
                 turn = _assistant(content(message.content))
                 if turn is None:
                     return None
@@ -173,10 +179,11 @@ def _turns(path: list[_Record]) -> list[Turn | None] | None:
 
 
 def _assistant(content: str | list[_Block] | None) -> Turn | None:
-    """One reply's turn, its texts joined as ``Message.visible_text`` joins them; None for
-    a reply Pi would skip or one holding a block the screen does not know."""
+    """One reply's turn, its texts joined as ``Message.visible_text`` joins them, the
+    notice of a reply Pi skips as empty, or None for one holding a block the screen does
+    not know."""
     if not isinstance(content, list):
-        return None  # no blocks: nothing to send, Pi skips it
+        return _SKIPPED_EMPTY  # no blocks: nothing to send, Pi skips it
     texts: list[str] = []
     ids: list[str] = []
     sendable = False
@@ -196,7 +203,7 @@ def _assistant(content: str | list[_Block] | None) -> Turn | None:
         else:
             return None  # a call without id, an image, any other block
     if not sendable:
-        return None  # skipped as empty (reader._assistant)
+        return _SKIPPED_EMPTY  # skipped as empty (reader._assistant)
     return ASSISTANT, "".join(texts) if texts else None, tuple(ids)
 
 
