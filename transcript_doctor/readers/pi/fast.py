@@ -15,7 +15,8 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
   not check the bytes of fields it skips; Pi's loader reads them as U+FFFD);
 - a first line that is not the session header (TD001, #8939), an entry without a
   string id, an id written twice, a ``parentId`` that names no entry, a cycle;
-- compactions, branch summaries and custom messages (they change what is replayed);
+- branch summaries and custom messages (they change what is replayed; a compaction is
+  replayed as ``tree.replayed`` replays it);
 - redacted thinking, images and unknown blocks in a reply, a tool call or result
   without a string id, summary roles, and user content the screen does not know.
 
@@ -24,6 +25,8 @@ reader makes of it (``skipped-…``: no rule reads it as a turn, and it arms no 
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import msgspec
 
@@ -57,11 +60,12 @@ class _Record(msgspec.Struct):
     parentId: str | msgspec.UnsetType | None = _UNSET  # a header has no parentId key
     cwd: str | None = None  # the header's
     message: _Message | None = None
+    firstKeptEntryId: Any = None  # a compaction's (any type, as ``tree.replayed`` compares it)
 
 
 _DECODER = msgspec.json.Decoder(_Record)
 _CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
-_REPLAY_CHANGING = frozenset({"compaction", "branch_summary", "custom_message"})
+_REPLAY_CHANGING = frozenset({"branch_summary", "custom_message"})
 _SKIPPED_STOPS = frozenset({"error", "aborted"})  # reader.SKIPPED_STOPS
 _SKIPPED_EMPTY: Turn = (NOTICE, "skipped-empty", ())  # a reply with nothing to send
 _USER_ROLES = frozenset({"user", "custom"})
@@ -106,7 +110,7 @@ def clean(data: bytes, screen: Screen, dialect: Dialect) -> bool:
     path = entries if linear else _path(entries[-1], by_id)
     if path is None:
         return False
-    turns = _turns(path)
+    turns = _turns(_replayed(path))
     if turns and turns[-1] is not None and turns[-1][0] != NOTICE and not dialect.final_text_is_prefill:
         # Pi never continues from an assistant message: the next prompt follows the final
         # text whenever the history is sent, so its whitespace is no prefill (TD102 does
@@ -138,6 +142,22 @@ def _path(last: _Record, by_id: dict[str, _Record]) -> list[_Record] | None:
     return path
 
 
+def _replayed(path: list[_Record]) -> list[_Record]:
+    """The entries Pi sends (``tree.replayed``): with a compaction on the path, the latest
+    one (standing for its summary), the path from its ``firstKeptEntryId`` up to it, and
+    what follows it."""
+    at = -1
+    for index, record in enumerate(path):
+        if record.type == "compaction":
+            at = index
+    if at < 0:
+        return path
+    first_kept = path[at].firstKeptEntryId
+    kept = path[:at]
+    start = next((i for i, r in enumerate(kept) if r.id is not None and r.id == first_kept), at)
+    return [path[at], *kept[start:], *path[at + 1 :]]
+
+
 def _turns(path: list[_Record]) -> list[Turn | None] | None:
     """The screen's turns of the replayed path, one per message in order (None: something
     it does not know).  A prompt between a call and its result stays between them: the
@@ -147,6 +167,9 @@ def _turns(path: list[_Record]) -> list[Turn | None] | None:
     try:
         for record in path:
             message = record.message
+            if record.type == "compaction":
+                turns.append((OTHER, None, ()))  # its summary, sent as user text
+                continue
             if record.type != "message" or message is None:
                 continue  # model and thinking changes, labels, session info: not sent
             role = message.role
