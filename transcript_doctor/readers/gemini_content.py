@@ -270,8 +270,11 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
     """
     if conversation.broken_links or conversation.repeats:
         return None
+    dialect = conversation.dialect
+    if not dialect.coalesce_roles:
+        return None  # unmerged runs: a result in the second message of a run is displaced
     turns: list[Turn] = []
-    fuses = conversation.dialect.fuses_tool_response
+    fuses = dialect.fuses_tool_response
     previous: Role | None = None
     prompt = False  # the previous message was a prompt
     for message in conversation.messages:
@@ -309,7 +312,7 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
         else:
             return None  # a notice, system text, or a user message without parts
         previous = role
-    return turns + closing(conversation.dialect)
+    return turns + closing(dialect)
 
 
 # -- repairs (``fix``) -------------------------------------------------------------
