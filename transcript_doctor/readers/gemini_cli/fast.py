@@ -37,7 +37,7 @@ ABSENT = msgspec.Raw(b"")  # a raw field the line does not hold
 UNSET = msgspec.UNSET
 
 
-class _Set(msgspec.Struct):
+class Set(msgspec.Struct):
     """An object ``$set``: only its ``messages`` are read (most hold ``lastUpdated`` alone)."""
 
     messages: msgspec.Raw = ABSENT
@@ -49,7 +49,7 @@ class _Record(msgspec.Struct):
 
     rewind: Any = msgspec.field(name="$rewindTo", default=None)
     id: Any = None
-    update: _Set | msgspec.UnsetType | None = msgspec.field(name="$set", default=UNSET)
+    update: Set | msgspec.UnsetType | None = msgspec.field(name="$set", default=UNSET)
     sessionId: Any = None
     projectHash: Any = None
     messages: msgspec.Raw = ABSENT  # a whole legacy record on one line

@@ -305,8 +305,10 @@ class _Replay:
             self.position[key] = len(self.order)
             self.order.append(key)
         self.slots[key] = (line_index, base)
-        lines = self.carrying.setdefault(key, [])
-        if not lines or lines[-1] != line_index:
+        lines = self.carrying.get(key)
+        if lines is None:
+            self.carrying[key] = [line_index]
+        elif lines[-1] != line_index:
             lines.append(line_index)
 
     def clear(self) -> None:
@@ -706,6 +708,7 @@ class GeminiCliReader(Reader):
             return None
         replay = _Replay()
         upsert = replay.upsert
+        set_class, absent = fast.Set, fast.ABSENT
         failed = typed.lines(set(typed.failed))  # read as the full read reads them
         try:
             for index, record in enumerate(typed.records):
@@ -713,11 +716,14 @@ class GeminiCliReader(Reader):
                     line = failed[index]
                     _stream_record(replay, source.record(line), line)
                     continue
-                key = record.id
-                if key.__class__ is str and record.rewind is None:
-                    upsert(key, index, "")  # a message line: the common case first
-                else:
-                    _typed_record(replay, record, index, fast)
+                key, update = record.id, record.update
+                if record.rewind is None:
+                    if key.__class__ is str:
+                        upsert(key, index, "")  # a message line: the common case first
+                        continue
+                    if update.__class__ is set_class and update.messages is absent:
+                        continue  # `{"$set": {"lastUpdated": …}}`: nothing to replay
+                _typed_record(replay, record, index, fast)
         except fast.Refused:
             return None  # a raw value msgspec refuses (1e400): the full read
         lines = typed.lines({line for line, _ in replay.slots.values()})
