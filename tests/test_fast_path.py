@@ -3,9 +3,12 @@
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
 sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, of Mistral
-Vibe sessions, ``readers/mistral_vibe/fast.py``, and of openworker conversations,
-``readers/openworker/fast.py``; Gemini CLI
-streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
+Vibe sessions, ``readers/mistral_vibe/fast.py``, of openworker conversations,
+``readers/openworker/fast.py``, and of Qwen Code sessions, ``readers/qwen_code/fast.py``;
+Gemini CLI streams replayed from typed records, ``readers/gemini_cli/fast.py``, a line that
+does not decode read alone; Gemini CLI sessions and Qwen Code chains screened from their
+records or their built conversation, ``gemini_cli/reader._plain_turns`` and
+``gemini_content.screen_turns``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
 file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
@@ -648,3 +651,194 @@ def test_large_mistral_vibe_sessions_are_decoded_a_line_at_a_time(monkeypatch: p
                 assert (fast.prove(data, screen), screen.cut, screen.before) == wrapped
             compared += 1
     assert compared > 300
+
+
+def _gemini_cli_files() -> list[Path]:
+    """Every fixture and corpus file Gemini CLI's reader claims (streams and documents),
+    each content once (the corpus holds copies of fixtures)."""
+    found = []
+    seen: set[bytes] = set()
+    for path in FILES:
+        data = path.read_bytes()
+        if data in seen:
+            continue
+        seen.add(data)
+        try:
+            source = sniff(path.name, data)
+        except NotJson:
+            continue
+        claim = readers.detect(source)
+        if claim is not None and claim[0].name == "gemini-cli" and claim[1].transcript:
+            found.append(path)
+    return found
+
+
+GEMINI_CLI_FILES = _gemini_cli_files()
+
+
+def _gemini_document_variants(data: bytes) -> list[bytes]:
+    """A legacy Gemini CLI session damaged one message at a time: without it, with it
+    twice, moved after the next one, its text blanked, its calls' results removed or
+    copied, and a record of another type in its place."""
+    import json
+
+    value = json.loads(data)
+    messages = value["messages"]
+    found: list[bytes] = []
+    for index, message in enumerate(messages[:25]):
+        variants: list[list[object]] = [
+            messages[:index] + messages[index + 1 :],
+            messages[: index + 1] + messages[index:],
+            messages[:index] + messages[index + 1 : index + 2] + [message] + messages[index + 2 :],
+            [*messages[:index], {**message, "content": " "}, *messages[index + 1 :]],
+            [*messages[:index], {**message, "type": "info"}, *messages[index + 1 :]],
+        ]
+        calls = message.get("toolCalls") if isinstance(message, dict) else None
+        if isinstance(calls, list) and calls:
+            bare = [{k: v for k, v in c.items() if k != "result"} for c in calls]
+            twice = [*calls, *calls]
+            for changed in (bare, twice):
+                variants.append(
+                    [*messages[:index], {**message, "toolCalls": changed}, *messages[index + 1 :]]
+                )
+        for changed_messages in variants:
+            found.append(json.dumps({**value, "messages": changed_messages}).encode())
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in GEMINI_CLI_FILES if p.suffix == ".json"], ids=lambda p: p.name)
+def test_gemini_cli_document_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a legacy Gemini CLI session lints the same whether the screen
+    proves it clean from its records (``reader._plain_turns``), from the built
+    conversation (``gemini_content.screen_turns``) or not at all."""
+    for data in _gemini_document_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
+@pytest.mark.parametrize("path", GEMINI_CLI_FILES, ids=_id)
+def test_gemini_cli_plain_turns_are_the_built_conversations(path: Path) -> None:
+    """The screen's turns read from Gemini CLI records without building them are exactly
+    those of the built conversation, wherever the records give them; and damaged
+    variants of each file as well."""
+    from transcript_doctor.readers.gemini_cli import reader as gemini
+    from transcript_doctor.readers.gemini_content import screen_turns
+
+    data = path.read_bytes()
+    variants = _gemini_variants(data) if path.suffix == ".jsonl" else _gemini_document_variants(data)
+    compared = 0
+    for changed in [data, *variants[:400]]:
+        try:
+            source = sniff(path.name, changed)
+        except NotJson:
+            continue
+        source.loader = gemini.READER.loader
+        if source.container is Container.JSONL:
+            replay = gemini._Replay()
+            for line, value in source.records():
+                gemini._stream_record(replay, value, line)
+            survivors = replay.survivors(source)
+            turns = gemini._plain_turns(value for value, *_ in survivors)
+            built = gemini.READER._conversation(gemini._entries(survivors), replay)
+        else:
+            value = source.value
+            messages = value.get("messages") if isinstance(value, dict) else None
+            if not isinstance(messages, list):
+                continue
+            turns = gemini._plain_turns(m for m in messages if isinstance(m, dict))
+            built = gemini.READER._document(messages)
+        if turns is not None:
+            compared += 1
+            assert turns == screen_turns(built)
+    if path.name.startswith(("codemie__session", "gen-unanswered-tool-response")):
+        assert compared  # clean sessions: the records give their turns
+
+
+QWEN = sorted(
+    {p.read_bytes(): p for p in FILES if "qwen" in p.name or "qwen-code" in p.parts}.values(),
+    key=lambda p: p.as_posix(),
+)
+
+
+@pytest.mark.parametrize("path", QWEN, ids=_id)
+def test_qwen_code_typed_turns_are_the_built_chains(path: Path) -> None:
+    """The screen's turns of a Qwen Code chain read from typed records
+    (``readers/qwen_code/fast.py``) are exactly those of the built chain wherever the
+    records give them, for the file and each of its damaged variants; and every
+    variant lints the same with and without the fast path."""
+    from transcript_doctor.readers.gemini_content import screen_turns
+    from transcript_doctor.readers.qwen_code import fast
+    from transcript_doctor.readers.qwen_code.reader import READER
+
+    data = path.read_bytes()
+    for changed in [data, *_variants(data)]:
+        fast_report, full_report = (
+            engine.lint_bytes(path.name, changed, _options(screen)) for screen in (True, False)
+        )
+        assert [record(fast_report, f) for f in fast_report.findings] == [
+            record(full_report, f) for f in full_report.findings
+        ]
+        turns = fast.turns(changed)
+        if turns is None:
+            continue
+        source = sniff(path.name, changed)
+        source.loader = READER.loader
+        built = READER.read(source)
+        assert len(built) == 1
+        assert turns == screen_turns(built[0])
+
+
+def test_the_qwen_code_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Qwen Code sessions of plain turns are not read into a model at all (the full
+    read is made to fail here); a session with findings is."""
+    from transcript_doctor.readers.qwen_code.reader import QwenCodeReader
+
+    reports = {p: engine.lint_bytes(p.name, p.read_bytes(), _options(False)) for p in QWEN}
+    clean = [p for p, r in reports.items() if r.reader == "qwen-code" and not r.findings]
+    damaged = [p for p, r in reports.items() if r.reader == "qwen-code" and r.findings]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(QwenCodeReader, "read", refuse)
+    proven = [p for p in clean if not p.name.startswith("compressed")]
+    assert len(proven) >= 4
+    for path in proven:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("qwen-code", [], None), path.name
+    assert damaged
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+def test_a_gemini_cli_stream_torn_at_its_end_is_replayed_from_typed_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line that does not decode is read alone the reader's own way (``fast.Records.failed``):
+    a session torn at its end, or with a glued or non-object line, is not read in full, and
+    its findings are the full read's."""
+    from transcript_doctor.readers.gemini_cli.reader import GeminiCliReader
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    checked = 0
+    for path in GEMINI:
+        data = path.read_bytes().rstrip(b"\n")
+        lines = data.split(b"\n")
+        for changed in (
+            data[:-7],  # torn final line
+            b"\n".join([*lines[:-1], b"null", lines[-1]]),  # not an object
+            b"\n".join([*lines[:-2], lines[-2] + lines[-1]]),  # glued
+        ):
+            full = engine.lint_bytes(path.name, changed, _options(False))
+            if full.reader != "gemini-cli":
+                continue
+            with monkeypatch.context() as patch:
+                patch.setattr(GeminiCliReader, "_stream", refuse)
+                fast = engine.lint_bytes(path.name, changed, _options(True))
+            assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+            assert any(f.finding.rule.code == "TD001" for f in full.findings)
+            checked += 1
+    assert checked > 20
