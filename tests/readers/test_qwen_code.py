@@ -127,6 +127,16 @@ def test_dangling_call_at_the_end_is_pending() -> None:
     assert findings(DANGLING) == [("TD306", 4, "/message/parts/0")]
 
 
+@pytest.mark.parametrize("subtype", [["realtime_message"], {"kind": "x"}, 7])
+def test_a_subtype_that_is_not_a_string_is_replayed(subtype: object) -> None:
+    """Qwen compares ``subtype`` with strings: a list or an object is no unsent subtype
+    (it used to stop the check with an internal error: a list is not hashable)."""
+    prompt = rec("u-1", None, "user", [{"text": "Say hi"}], subtype=subtype)
+    unanswered = rec("a-1", "u-1", "assistant", [{"functionCall": {"id": "c-1", "name": "ls", "args": {}}}])
+    again = rec("u-2", "a-1", "user", [{"text": "and?"}])
+    assert text_findings("s.jsonl", jsonl(prompt, unanswered, again)) == [("TD301", 2, "/message/parts/0")]
+
+
 def test_dangling_call_followed_by_more_conversation_is_unanswered() -> None:
     assert findings(CONTINUED) == [("TD301", 4, "/message/parts/0")]
 

@@ -192,7 +192,9 @@ def _entry(line: Line, record: dict[str, Any]) -> _Entry | None:
         line,
         uuid,
         parent if isinstance(parent, str) and parent else None,
-        replayed=kind != "system" and subtype not in UNSENT_SUBTYPES,
+        # Qwen compares ``subtype`` with strings: any other value (a list cannot be
+        # looked up in a set) is no unsent subtype.
+        replayed=kind != "system" and not (subtype.__class__ is str and subtype in UNSENT_SUBTYPES),
         compression=compression,
         role=None,
         parts=[],
