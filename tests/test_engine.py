@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 import orjson
-from support import lint_bytes
+from support import FIXTURES, lint_bytes
 
 
 def test_a_lint_frees_what_it_read_before_the_collector_is_back() -> None:
@@ -32,3 +32,22 @@ def test_a_lint_frees_what_it_read_before_the_collector_is_back() -> None:
     assert gc.isenabled()
     assert [f.finding.rule.code for f in report.findings] == ["TD102"]
     assert passes == []
+
+
+def test_only_parse_errors_are_reported_of_a_file_whose_conversations_are_proven_clean() -> None:
+    """The engine runs no rule on a file with no conversation left and no parse error:
+    only FILE rules run on such a file, and of those only TD001 has a check (the source's
+    parse errors; TD002 is the engine's).  A new FILE rule must revisit engine.inspect."""
+    from transcript_doctor import checks
+    from transcript_doctor.model import Screening
+
+    file_rules = {e.rule.code: e.check for e in checks.registry() if e.rule.screen is Screening.FILE}
+    assert set(file_rules) == {"TD001", "TD002"} and file_rules["TD002"] is None
+    clean = FIXTURES / "openai-chat" / "clean-fine-tuning.jsonl"
+    data = clean.read_bytes()
+    assert lint_bytes("chat.jsonl", data).findings == []
+    torn = data + data.splitlines(keepends=True)[0][:20]  # every conversation proven clean
+    report = lint_bytes("chat.jsonl", torn)
+    assert [(f.finding.rule.code, f.origin.line) for f in report.findings] == [
+        ("TD001", data.count(b"\n") + 1)
+    ]

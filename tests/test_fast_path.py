@@ -9,7 +9,9 @@ Gemini CLI streams replayed from typed records, ``readers/gemini_cli/fast.py``, 
 does not decode read alone; Gemini CLI sessions and Qwen Code chains screened from their
 records or their built conversation, ``gemini_cli/reader._plain_turns`` and
 ``gemini_content.screen_turns``), and detection asks only the readers whose
-``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
+``first_keys`` the file's first record holds (and settles a Claude Code session from the
+typed records of its proof, ``Reader.decide``, with no head parsed; a session whose chain
+lines each name the one before is proven without deriving its tree).  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
 file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
 worktrees have it; absent on a bare clone, where only the fixtures run) is linted and
@@ -23,6 +25,7 @@ import itertools
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 from support import FIXTURES, ROOT, _catalog
 
@@ -193,6 +196,133 @@ def test_a_doubted_claude_code_session_is_read_from_the_cut(monkeypatch: pytest.
     assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
     assert [f.finding.rule.code for f in fast.findings] == ["TD303"]
     assert built == [9]
+
+
+CLAUDE_SHARED = [p for p in _files(SHARED) if "claude" in p.parent.name and p.suffix == ".jsonl"]
+
+
+def _proof(data: bytes, shortcut: bool) -> tuple[object, ...]:
+    """What the typed proof concludes of a session: proven, doubted (and the screen's cut,
+    the chain and leaf it hands the reader), or not covered."""
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.readers.claude_code import fast
+
+    screen = Screen(_catalog())
+    proof = (
+        fast.prove(data, screen)
+        if shortcut
+        else fast.prove_records(fast.decoded(data, fast._DECODER), screen, False)
+    )
+    if isinstance(proof, fast.Doubt):
+        leaf = proof.leaf.uuid if proof.leaf is not None else None
+        return ("doubt", screen.cut, [e.index for e in proof.chain], leaf, sorted(proof.written))
+    return (proof,)
+
+
+@pytest.mark.parametrize("path", CLAUDE + CLAUDE_SHARED, ids=lambda p: p.name)
+def test_claude_code_linear_sessions_prove_as_their_tree_does(path: Path) -> None:
+    """The proof takes a session whose chain lines each name the one before (progress
+    lines bridged) as its own chain, without ``newest_leaf`` and ``walk``: it concludes
+    what deriving the tree concludes, for every session and every damage of it."""
+    data = path.read_bytes()
+    variants = [data] if path.stat().st_size > 40_000 else [data, *_variants(data), *_content_damage(data)]
+    for variant in variants:
+        assert _proof(variant, True) == _proof(variant, False)
+
+
+def _session(*lines: tuple[str, str, str | None]) -> bytes:
+    """A Claude Code session of (type, uuid, parentUuid) lines: prompts, replies, progress."""
+    out = []
+    for number, (kind, uuid, parent) in enumerate(lines):
+        record: dict[str, object] = {
+            "parentUuid": parent,
+            "isSidechain": False,
+            "userType": "external",
+            "sessionId": "s",
+            "type": kind,
+            "uuid": uuid,
+            "timestamp": f"2026-01-01T00:00:{number:02d}.000Z",
+        }
+        if kind == "user":
+            record["message"] = {"role": "user", "content": f"question {uuid}"}
+        elif kind == "assistant":
+            record["message"] = {
+                "id": f"msg_{uuid}",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}],
+            }
+        else:
+            record["data"] = {"type": "hook_progress"}
+        out.append(orjson.dumps(record))
+    return b"\n".join(out) + b"\n"
+
+
+LINKS = {
+    "linear": _session(
+        ("user", "u1", None), ("assistant", "a1", "u1"), ("user", "u2", "a1"), ("assistant", "a2", "u2")
+    ),
+    "progress bridged": _session(
+        ("progress", "p0", None),
+        ("user", "u1", "p0"),
+        ("assistant", "a1", "u1"),
+        ("progress", "p1", "a1"),
+        ("progress", "p2", "p1"),
+        ("user", "u2", "p2"),
+        ("assistant", "a2", "u2"),
+        ("progress", "p3", "a2"),
+    ),
+    "progress linked forwards": _session(
+        ("user", "u1", None),
+        ("assistant", "a1", "u1"),
+        ("progress", "p1", "p2"),
+        ("progress", "p2", "a1"),
+        ("user", "u2", "p1"),
+        ("assistant", "a2", "u2"),
+    ),
+    "progress its own parent": _session(
+        ("user", "u1", None),
+        ("assistant", "a1", "u1"),
+        ("progress", "p1", "p1"),
+        ("user", "u2", "p1"),
+        ("assistant", "a2", "u2"),
+    ),
+    "root's parent a later line": _session(
+        ("user", "u1", "a2"),
+        ("assistant", "a1", "u1"),
+        ("user", "u2", "a1"),
+        ("assistant", "a2", "u2"),
+    ),
+    "root's parent a progress line": _session(
+        ("progress", "p0", "a2"),
+        ("user", "u1", "p0"),
+        ("assistant", "a1", "u1"),
+        ("user", "u2", "a1"),
+        ("assistant", "a2", "u2"),
+    ),
+    "root's parent unknown": _session(("user", "u1", "gone"), ("assistant", "a1", "u1")),
+    "rewound": _session(
+        ("user", "u1", None),
+        ("assistant", "a1", "u1"),
+        ("user", "u2", "a1"),
+        ("user", "u3", "a1"),
+        ("assistant", "a3", "u3"),
+    ),
+    "progress after the last turn": _session(
+        ("user", "u1", None), ("progress", "p0", "u1"), ("progress", "p1", "p0")
+    ),
+    "a prompt last": _session(("user", "u1", None), ("assistant", "a1", "u1"), ("user", "u2", "a1")),
+}
+
+
+@pytest.mark.parametrize("name", LINKS)
+def test_claude_code_links_are_followed_as_the_tree_follows_them(name: str) -> None:
+    """Links the linear shortcut must hand to the tree (forwards, cycles, broken): the
+    proof and the lint are the full read's."""
+    data = LINKS[name]
+    assert _proof(data, True) == _proof(data, False)
+    fast, full = (engine.lint_bytes("s.jsonl", data, _options(screen)) for screen in (True, False))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert fast.reader == full.reader == "claude-code"
 
 
 def test_the_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -124,8 +124,12 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
     with _no_gc():
         screened = options.screen and checks.screenable(options.selection)
         screen = Screen(options.catalog) if screened else None
-        transcript = Transcript(reader, source, reader.read_screened(source, screen))
-        found = run(transcript, options)
+        conversations = reader.read_screened(source, screen)
+        transcript = Transcript(reader, source, conversations)
+        # Every conversation proven clean and nothing unparseable: no rule can find anything
+        # (only the FILE rules run on a file with no conversation, and they report the
+        # source's parse errors; tests/test_engine.py checks that no other FILE rule exists).
+        found = run(transcript, options) if conversations or source.errors else []
     return FileReport(path, reader.name, found), transcript
 
 

@@ -277,6 +277,9 @@ class Source:
         self._lookups = 0
         self._pieces: set[int] = set()  # records rejoined into one (Source.rejoin)
         self._torn: set[int] = set()  # lines whose bytes are not one value the loader reads
+        # What a typed fast path decoded of the file, by decoder (readers/typed_lines.py):
+        # detection decodes it once and the reader's proof takes it.
+        self.typed: dict[object, Any] = {}
 
     @property
     def errors(self) -> list[ParseError]:

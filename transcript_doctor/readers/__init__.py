@@ -15,7 +15,7 @@ from functools import cache
 from importlib import import_module
 from typing import Any
 
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, Decided, Detection, Reader
 from transcript_doctor.source import Container, Source
 
 Keys = frozenset[str] | None
@@ -31,13 +31,18 @@ class Registered:
     Declare only what ``detect`` itself requires: tests/test_registry.py checks every
     fixture and corpus file the reader claims."""
 
-    __slots__ = ("json", "jsonl", "module", "unless")
+    __slots__ = ("json", "jsonl", "marker", "module", "unless")
 
-    def __init__(self, module: str, jsonl: Keys, json: Keys, unless: Collection[str] = ()) -> None:
+    def __init__(
+        self, module: str, jsonl: Keys, json: Keys, unless: Collection[str] = (), marker: bytes | None = None
+    ) -> None:
         self.module = module
         self.jsonl = jsonl
         self.json = json
         self.unless = frozenset(unless)
+        # Bytes that, found near the start of a JSONL file, have the reader's ``decide``
+        # asked before the head is parsed (``Reader.decide``).
+        self.marker = marker
 
     def may_claim(self, source: Source, keys: Collection[str] | None) -> bool:
         """Whether ``detect`` could claim ``source``, whose head holds ``keys`` (None: the
@@ -56,7 +61,7 @@ _MODULES = (
     ),
     Registered("gemini_checkpoint", NEVER, frozenset({"clientHistory", "history", "role"})),
     Registered("qwen_code", frozenset({"uuid"}), NEVER, unless={"userType", "toolUseResult"}),
-    Registered("claude_code", ANY, NEVER),
+    Registered("claude_code", ANY, NEVER, marker=b'"userType"'),
     Registered("codex", frozenset({"payload", "id", "ts"}), NEVER),
     Registered("pi", frozenset({"id"}), NEVER),
     Registered("copilot_cli", frozenset({"parentId"}), NEVER),
@@ -128,6 +133,13 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     first: Collection[str]
     keys: Collection[str] | None
     if jsonl:
+        data = source.data
+        for module, marker, before in _DECIDERS:
+            if data.find(marker, 0, MARKED) >= 0:
+                reader = _loaded(module)
+                decided = reader.decide(source)
+                if decided is not None and _settled(decided, before):
+                    return reader, decided.detection
         head = source.head()  # objects only: the keys of ``head_keys`` and ``first_keys``
         first = head[0].keys() if head else ()
         keys = None if not head else first if len(head) == 1 else set().union(*head)
@@ -154,9 +166,28 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     return best
 
 
+def _settled(decided: Decided, before: tuple[tuple[Keys, frozenset[str]], ...]) -> bool:
+    """Whether a reader's decision is what the head would give: a ``DEFINITIVE`` claim
+    (no later reader can win), and every reader listed before it ruled out, as ``detect``
+    rules readers out, by what the decision says the head shows."""
+    if decided.detection.score < DEFINITIVE:
+        return False
+    absent, keys = decided.absent, decided.keys
+    return all(
+        (wanted is not None and wanted <= absent) or not unless.isdisjoint(keys) for wanted, unless in before
+    )
+
+
 # Per container, the registry entries that may claim some file of it, in registry order.
 _JSONL = tuple((e.module, e.jsonl, e.unless) for e in _MODULES if e.jsonl != NEVER)
 _JSON = tuple((e.module, e.json, e.unless) for e in _MODULES if e.json != NEVER)
+# The JSONL readers with a ``marker``: each with what rules out the readers listed before it.
+_DECIDERS = tuple(
+    (module, marker, tuple((wanted, unless) for _, wanted, unless in _JSONL[:position]))
+    for position, (module, marker) in enumerate((e.module, e.marker) for e in _MODULES if e.jsonl != NEVER)
+    if marker is not None
+)
+MARKED = 1 << 16  # how far into a file a marker is looked for
 
 
 def head_keys(source: Source) -> Collection[str] | None:

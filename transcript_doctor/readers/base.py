@@ -7,7 +7,7 @@ abstract actions into byte edits in the file's own style.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -79,6 +79,19 @@ class Detection:
         )
 
 
+class Decided:
+    """A claim made by ``Reader.decide``: the claim, keys one record of the file's head
+    certainly holds, and keys no record of it holds."""
+
+    __slots__ = ("absent", "detection", "keys")
+    detection: Detection
+    keys: Collection[str]
+    absent: frozenset[str]
+
+    def __init__(self, detection: Detection, keys: Collection[str], absent: frozenset[str]) -> None:
+        self.detection, self.keys, self.absent = detection, keys, absent
+
+
 class Reader:
     name: ClassVar[str]
     summary: ClassVar[str]  # one line for `transcript-doctor formats`
@@ -96,6 +109,17 @@ class Reader:
 
     def detect(self, source: Source) -> Detection | None:
         raise NotImplementedError
+
+    def decide(self, source: Source) -> Decided | None:
+        """Detection settled without the head (the registry asks a reader whose entry
+        names a ``marker`` found in the file, before it parses the head), or None.
+
+        A decision is ``detect``'s claim on the head, ``DEFINITIVE``, with what the head
+        is known to show the registry: keys one of its records certainly holds, and keys
+        none of them holds.  The registry takes it only when those rule out every reader
+        listed before this one (``readers.detect``); tests/test_registry.py checks every
+        fixture and corpus file."""
+        return None
 
     def read(self, source: Source) -> list[Conversation]:
         raise NotImplementedError

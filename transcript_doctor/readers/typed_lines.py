@@ -7,11 +7,12 @@ goes to the reader's full read, which reports it exactly.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 import msgspec
 
-from transcript_doctor.source import BOM
+from transcript_doctor.source import BOM, Source
 
 T = TypeVar("T")
 _PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
@@ -59,3 +60,42 @@ def decoded(data: bytes, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         return None
     return records
+
+
+def decode_once(source: Source, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
+    """``decoded`` of the source's bytes, kept on the source for the next asker: a reader
+    that settles detection from typed records (``Reader.decide``) leaves them to its proof."""
+    memo = source.typed
+    if decoder in memo:
+        found: list[T] | None = memo[decoder]
+        return found
+    records = memo[decoder] = decoded(source.data, decoder)
+    return records
+
+
+def take(source: Source, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
+    """What ``decode_once`` kept (decoded now when nothing was), no longer kept: the proof
+    owns the records, and a full read after a failed proof does not hold them too."""
+    memo = source.typed
+    if decoder in memo:
+        found: list[T] | None = memo.pop(decoder)
+        return found
+    return decoded(source.data, decoder)
+
+
+def segments(data: bytes, indexes: Iterable[int]) -> Iterator[bytes]:
+    """The lines of ``data`` that ``decoded`` decodes at these record indexes (ascending),
+    one at a time: a caller that needs only the first reads only up to it."""
+    find = data.find
+    start, size, index = 0, len(data), 0
+    for target in indexes:
+        while start < size:
+            end = find(b"\n", start)
+            end = size if end < 0 else end
+            if end > start:
+                index += 1
+                if index - 1 == target:
+                    yield data[start:end]
+                    start = end + 1
+                    break
+            start = end + 1

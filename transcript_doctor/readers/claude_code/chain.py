@@ -190,6 +190,8 @@ def _turn_above(start: Entry, entries: dict[str, Entry], memo: dict[str, Entry |
 
 def _latest(leaves: list[Entry]) -> Entry | None:
     """``findLatestMessage``: the first leaf with the greatest timestamp, in load order."""
+    if len(leaves) == 1:
+        return leaves[0]  # whatever its timestamp says (a session has one leaf most often)
     best: Entry | None = None
     best_time = float("-inf")
     for leaf in leaves:

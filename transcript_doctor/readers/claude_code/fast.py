@@ -32,14 +32,24 @@ turn names its chain position for the cut; see ``analysis/screen.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, Raw, UnsetType
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
-from transcript_doctor.readers.claude_code.chain import CHAIN_KINDS, Entry, load, newest_leaf, walk
-from transcript_doctor.readers.typed_lines import decoded
+from transcript_doctor.readers.claude_code.chain import (
+    CHAIN_KINDS,
+    TURN_KINDS,
+    Entry,
+    load,
+    newest_leaf,
+    walk,
+)
+from transcript_doctor.readers.typed_lines import decode_once, decoded, segments, take
+from transcript_doctor.source import HEAD_RECORDS, Source
 
 
 class _Block(msgspec.Struct):
@@ -53,6 +63,9 @@ class _Block(msgspec.Struct):
 class _Message(msgspec.Struct):
     id: str | None = None
     content: str | list[_Block] | None = None
+    # Read only by detection (``candidates``): Qwen Code's look-alike envelope.
+    role: Any = UNSET
+    parts: Raw | UnsetType = UNSET
 
 
 class _Record(msgspec.Struct):
@@ -68,9 +81,49 @@ class _Record(msgspec.Struct):
     # Read only to build from a doubt (``FileRef``): any type, as the full read takes them.
     leafUuid: Any = None  # summary lines
     logicalParentUuid: Any = None
+    # Read only by detection (``candidates``): whether a line holds them at all.
+    systemPayload: Raw | UnsetType = UNSET  # Qwen Code
+    projectHash: Raw | UnsetType = UNSET  # the keys the registry shows Gemini CLI (PROBED)
+    set_: Raw | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: Raw | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
 
 
 _DECODER = msgspec.json.Decoder(_Record)
+# The keys whose presence every decoded line records (``candidates``: none holds them).
+PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
+_ENTRY_KINDS = frozenset({"user", "assistant"})
+
+
+def candidates(source: Source) -> Iterator[bytes] | None:
+    """The head lines that may make ``ClaudeCodeReader.detect`` claim the file whatever
+    else its head holds (user or assistant lines with a uuid, in order; the reader
+    parses them with orjson, the head's parser, and asks ``_entry_like`` of them), or
+    None when the typed records cannot settle detection.
+
+    Every line is decoded (``decode_once``: the proof takes the records), and none may
+    hold a key of ``PROBED`` or a signal of Qwen Code's envelope (``reader._foreign``):
+    the head is a subset of the lines, whichever lines orjson refuses (msgspec skips a
+    number beyond a double, orjson refuses it: such a line is not in the head, so only
+    the candidate the reader parses speaks for the head)."""
+    records = decode_once(source, _DECODER)
+    if records is None:
+        return None
+    for record in records:
+        message = record.message
+        if (
+            record.type == "tool_result"
+            or record.systemPayload is not UNSET
+            or record.projectHash is not UNSET
+            or record.set_ is not UNSET
+            or record.rewindTo is not UNSET
+            or (message is not None and (message.parts is not UNSET or message.role == "model"))
+        ):
+            return None
+    kinds = _ENTRY_KINDS
+    wanted = (i for i, r in enumerate(records[:HEAD_RECORDS]) if r.type in kinds and r.uuid is not None)
+    return segments(source.data, wanted)
+
+
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
 
 
@@ -96,13 +149,33 @@ def clean(data: bytes, screen: Screen) -> bool:
 def prove(data: bytes, screen: Screen) -> bool | Doubt:
     """True when no rule can find anything in this session; a ``Doubt`` when the proof
     covers the session but the screen doubts it; False when only the full read can tell."""
-    records = decoded(data, _DECODER)
+    return prove_records(decoded(data, _DECODER), screen)
+
+
+def prove_source(source: Source, screen: Screen) -> bool | Doubt:
+    """``prove`` of a source's bytes, with the records detection decoded (``candidates``)."""
+    return prove_records(take(source, _DECODER), screen)
+
+
+def prove_records(records: list[_Record] | None, screen: Screen, shortcut: bool = True) -> bool | Doubt:
+    """``prove`` of the file's decoded lines (None: they do not decode; ``shortcut``
+    False: every chain derived as a tree, for the tests to compare).
+
+    A session whose chain lines each name the one before as parent, once progress lines
+    are bridged as the loader bridges them (most sessions: no rewind, no parallel calls),
+    is its own chain up to its last turn: ``newest_leaf`` finds one leaf there and
+    ``walk`` recovers nothing, so neither (nor an ``Entry`` per line) is needed to prove
+    it clean.  Links are followed only backwards there (to lines already read), so the
+    bridging is exact and no link is broken."""
     if records is None:
         return False
     known: set[str] = set()
-    entries: dict[str, Entry] = {}
+    at: list[int] = []  # the record indexes of the chain lines, in file order
     bridged = False  # a progress line: the loader re-links its children (``chain.load``)
-    new = Entry
+    linear = True  # each chain line's (bridged) parent is the chain line before it
+    first = True
+    previous: str | None = None  # the last chain line that is no progress line
+    through: dict[str, str | None] = {}  # progress uuid -> what its children are bridged to
     for index, record in enumerate(records):
         if record.snipMetadata is not None:
             return False
@@ -114,15 +187,57 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
             continue
         if uuid in known:
             return False  # written again (a byte copy or a rewrite): the full read decides
-        known.add(uuid)
         if kind not in CHAIN_KINDS:
+            known.add(uuid)
             continue
+        if (kind == "assistant" and record.isApiErrorMessage is True) or (
+            kind == "system" and record.subtype == "compact_boundary"
+        ):
+            return False
+        at.append(index)
+        if linear:
+            parent = record.parentUuid
+            if kind == "progress":
+                bridged = True
+                if parent is None:
+                    through[uuid] = None
+                elif parent in known:
+                    through[uuid] = through.get(parent, parent)
+                else:
+                    linear = False  # a link forwards (or to nowhere): the tree decides
+            elif first:
+                first = False
+                linear = parent is None or parent in known
+                previous = uuid
+            else:
+                linear = (through.get(parent, parent) if parent is not None else None) == previous
+                previous = uuid
+        elif kind == "progress":
+            bridged = True
+        known.add(uuid)
+    if linear and shortcut:
+        last = len(at)
+        while last and records[at[last - 1]].type not in TURN_KINDS:
+            last -= 1  # system and progress lines after the last turn: the leaf is above them
+        if screen.clean(_turns(at[:last], records)):
+            return True
+    return _prove_tree(records, at, known, bridged, screen)
+
+
+def _prove_tree(
+    records: list[_Record], at: list[int], known: set[str], bridged: bool, screen: Screen
+) -> bool | Doubt:
+    """``prove_records`` of any session: its chain derived as ``chain`` derives it."""
+    entries: dict[str, Entry] = {}
+    new = Entry
+    for index in at:
+        record = records[index]
+        kind = record.type
+        assert kind is not None and record.uuid is not None
         message = record.message
         msg_id = None
         has_result = False
         if kind == "assistant":
-            if record.isApiErrorMessage is True:
-                return False
             if message is not None:
                 msg_id = message.id or None
         elif kind == "user":
@@ -132,19 +247,14 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
                     if block.type == "tool_result":
                         has_result = True
                         break
-        elif kind == "system":
-            if record.subtype == "compact_boundary":
-                return False
-        elif kind == "progress":
-            bridged = True
         parent = record.parentUuid
         # Every field given: the defaults' factories cost a list each.  ``resolved`` is the
         # written parent, as ``chain.load`` leaves it when nothing is bridged.
-        entries[uuid] = new(
+        entries[record.uuid] = new(
             index,
             index + 1,
             kind,
-            uuid,
+            record.uuid,
             parent,
             record.isSidechain is True,
             record.timestamp or "",
@@ -164,7 +274,7 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
         load(entries, set(), None, -1)
     leaf = newest_leaf(entries)
     chain = walk(entries, leaf) if leaf is not None else []
-    if screen.clean(_turns(chain, records)):
+    if screen.clean(_turns([entry.index for entry in chain], records)):
         return True
     # Doubted (a block the screen does not know included): the structure is the proof's,
     # the parts from the cut on are the full read's (``reader._doubted``).
@@ -203,16 +313,19 @@ class _Run:
                 self.plain = False
 
 
-def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
-    """The screen's turns of the chain, grouped as ``reader._messages`` groups it."""
+def _turns(chain: list[int], records: list[_Record]) -> list[Turn | None]:
+    """The screen's turns of the chain (its lines' record indexes), grouped as
+    ``reader._messages`` groups it."""
     runs: list[Any] = []  # a _Run, or a response: a list of its lines' messages
     responses: dict[str, int] = {}  # message.id -> position of its latest run
     stops: list[int] = []  # positions of user runs without tool results
     last: Any = None  # runs[-1]
-    for position, entry in enumerate(chain):
-        kind = entry.kind
+    for position, index in enumerate(chain):
+        record = records[index]
+        kind = record.type
         if kind == "assistant":
-            msg_id = entry.msg_id
+            message = record.message
+            msg_id = (message.id or None) if message is not None else None
             at = responses.get(msg_id) if msg_id is not None else None
             if at is not None and not (stops and stops[-1] > at):
                 response = runs[at]
@@ -222,16 +335,16 @@ def _turns(chain: list[Entry], records: list[_Record]) -> list[Turn | None]:
                 if msg_id is not None:
                     responses[msg_id] = len(runs)
                 runs.append(response)
-            response.append(records[entry.index].message)
+            response.append(message)
         elif kind == "user":
             if last is not None and last.__class__ is _Run:
                 stopped = not last.results
-                last.take_user(records[entry.index].message)
+                last.take_user(record.message)
                 if stopped and last.results:
                     stops.pop()
             else:
                 run = _Run(position)
-                run.take_user(records[entry.index].message)
+                run.take_user(record.message)
                 if not run.results:
                     stops.append(len(runs))
                 runs.append(run)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from transcript_doctor.analysis.screen import crosses
 from transcript_doctor.jsonspan import join
 from transcript_doctor.model import (
@@ -24,7 +26,7 @@ from transcript_doctor.model import (
     Repeat,
     Role,
 )
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.readers.claude_code.chain import CHAIN_KINDS, Entry, Segment, load, newest_leaf, walk
 from transcript_doctor.readers.claude_code.refs import FileRef, LineRef, MessageRef, RelinkRef
 from transcript_doctor.source import NODE_TO_ANTHROPIC, Container, Line, Source
@@ -105,12 +107,29 @@ class ClaudeCodeReader(Reader):
             return self.claim(METADATA_REASON, SPECIFIC)
         return None
 
+    def decide(self, source: Source) -> Decided | None:
+        """``detect``'s claim from the typed records the proof reads (``fast.candidates``),
+        with no head parsed: a line that makes the claim DEFINITIVE whatever else the head
+        holds, parsed by orjson as the head parses it, and shows ``userType`` (which rules
+        Qwen Code out); every line free of the Gemini CLI keys the registry looks for."""
+        from transcript_doctor.readers.claude_code import fast  # msgspec: loaded on first use
+
+        lines = fast.candidates(source)
+        for raw in lines or ():
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue  # not in the head: a number beyond a double (orjson refuses it)
+            if _entry_like(record) and "userType" in record:
+                return Decided(self.claim(REASON, DEFINITIVE), record.keys(), fast.PROBED)
+        return None
+
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a session the typed fast path proves clean (``fast``), else all of it."""
         if screen is not None:
             from transcript_doctor.readers.claude_code import fast  # msgspec: loaded on first use
 
-            proof = fast.prove(source.data, screen)
+            proof = fast.prove_source(source, screen)
             if proof is True:
                 return []
             if proof is not False and len(proof.records) == len(source.lines):
