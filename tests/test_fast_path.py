@@ -172,6 +172,16 @@ def test_claude_code_doubted_sessions_build_the_same(path: Path) -> None:
             ]
 
 
+@pytest.mark.parametrize("path", CLAUDE[:12], ids=lambda p: p.name)
+def test_claude_code_doubted_sessions_with_empty_lines_build_the_same(path: Path) -> None:
+    """Empty lines are no records, but they count as lines: a session built from the
+    proof's chain reports the line numbers of the full read (a message's own line too)."""
+    for data in _content_damage(path.read_bytes()):
+        for variant in (b"\n\n" + data, data.replace(b"\n", b"\n\n", 3)):
+            fast, full = (engine.lint_bytes(path.name, variant, _options(screen)) for screen in (True, False))
+            assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
 def test_a_doubted_claude_code_session_is_read_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """A clean session with damage in its last turn is not read in full (the full read is
     made to fail), and only the lines from the screen's cut on are parsed for parts."""

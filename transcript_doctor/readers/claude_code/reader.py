@@ -289,10 +289,11 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
     lines = source.lines
     chain = doubt.chain[start:]
     for entry in chain:
+        line = lines[entry.index]
+        entry.number = line.number  # the proof numbers records, and an empty line is none
         kind = entry.kind
         if kind != "user" and kind != "assistant":
             continue
-        line = lines[entry.index]
         record = source.record(line)
         message = record.get("message") if isinstance(record, dict) else None
         if isinstance(message, dict):
