@@ -134,7 +134,7 @@ def _content_damage(data: bytes) -> list[bytes]:
     line at a time: what the typed proof covers and hands to the screen, which doubts, so
     that the model is built from the proof's chain from the screen's cut on.  A text made
     empty, blank, given a trailing blank or a placeholder, a thinking block unsigned, a
-    result answering another call, a call id repeated."""
+    result answering another call, a call id repeated, a line marked an API error."""
     lines = data.split(b"\n")
     found: list[bytes] = []
     for i, line in enumerate(lines[:80]):
@@ -146,6 +146,7 @@ def _content_damage(data: bytes) -> list[bytes]:
             (b'"signature":"', b'"signature":"","x":"'),
             (b'"tool_use_id":"', b'"tool_use_id":"other-'),
             (b'"type":"tool_use","id":"', b'"type":"tool_use","id":"toolu_again","x":"'),
+            (b'"type":"assistant"', b'"isApiErrorMessage":true,"type":"assistant"'),
         ):
             if old in line:
                 found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))

@@ -17,7 +17,7 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
   whole text is decoded, a piece at a time, TD001 stays exactly as it was);
 - a uuid written twice (byte copies, TD403; rewritten lines), a parent link to a uuid
   that no line has (TD404), history snips and compact boundaries (the loader re-links
-  the chain), API-error lines (harness-written text has its own placeholders);
+  the chain);
 - any block the screen does not know: unsigned thinking (TD402), tool calls or results
   without a string id, media or server tool blocks in a reply, unknown blocks.
 
@@ -27,7 +27,9 @@ Code's loader (JSON.parse) reads them, so the full read reports nothing for them
 A session the proof covers but the screen doubts (``prove`` returns a ``Doubt``) need not
 be read again in full: ``reader`` builds the model from what the proof derived (the chain,
 the records) and only the lines from the screen's cut on are parsed into parts (a prompt
-turn names its chain position for the cut; see ``analysis/screen.py``).
+turn names its chain position for the cut; see ``analysis/screen.py``).  A response with
+an API-error line is always doubted (harness-written text has its own placeholders): its
+lines carry ``harness`` into the model, as the full read's do.
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ class _Record(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Record)
+_HARNESS = _Message()  # what ``_turns`` holds of an API-error line in place of its message
 # The keys whose presence every decoded line records (``candidates``: none holds them).
 PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
 _ENTRY_KINDS = frozenset({"user", "assistant"})
@@ -190,9 +193,7 @@ def prove_records(records: list[_Record] | None, screen: Screen, shortcut: bool 
         if kind not in CHAIN_KINDS:
             known.add(uuid)
             continue
-        if (kind == "assistant" and record.isApiErrorMessage is True) or (
-            kind == "system" and record.subtype == "compact_boundary"
-        ):
+        if kind == "system" and record.subtype == "compact_boundary":
             return False
         at.append(index)
         if linear:
@@ -237,9 +238,11 @@ def _prove_tree(
         message = record.message
         msg_id = None
         has_result = False
+        harness = False
         if kind == "assistant":
             if message is not None:
                 msg_id = message.id or None
+                harness = record.isApiErrorMessage is True
         elif kind == "user":
             content = message.content if message is not None else None
             if content.__class__ is list:
@@ -260,7 +263,7 @@ def _prove_tree(
             record.timestamp or "",
             msg_id,
             _NO_PARTS,
-            False,
+            harness,
             has_result,
             None,
             _NO_COPIES,
@@ -335,7 +338,8 @@ def _turns(chain: list[int], records: list[_Record]) -> list[Turn | None]:
                 if msg_id is not None:
                     responses[msg_id] = len(runs)
                 runs.append(response)
-            response.append(message)
+            harness = message is not None and record.isApiErrorMessage is True
+            response.append(_HARNESS if harness else message)
         elif kind == "user":
             if last is not None and last.__class__ is _Run:
                 stopped = not last.results
@@ -375,6 +379,8 @@ def _assistant(contents: list[_Message | None]) -> Turn | None:
     texts: list[str] = []
     ids: list[str] = []
     for message in contents:
+        if message is _HARNESS:
+            return None  # an API-error line: harness-written text, the model is built
         content = message.content if message is not None else None
         if isinstance(content, str):
             texts.append(content)

@@ -283,7 +283,7 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
     chain position ``start`` on (the screen's cut; 0: all of it), as ``read`` builds it.
 
     The proof refused what makes ``_Scan`` more than this: a uuid written twice (versions,
-    byte copies), a broken link, snips, compact boundaries, API-error lines; so only the
+    byte copies), a broken link, snips, compact boundaries; so only the
     chain lines from ``start`` are parsed again, for their parts, and the file's links
     come from the typed records."""
     lines = source.lines
