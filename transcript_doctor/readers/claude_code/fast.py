@@ -220,8 +220,14 @@ def prove_records(records: list[_Record] | None, screen: Screen, shortcut: bool 
         last = len(at)
         while last and records[at[last - 1]].type not in TURN_KINDS:
             last -= 1  # system and progress lines after the last turn: the leaf is above them
-        if screen.clean(_turns(at[:last], records)):
+        line = at[:last]
+        if bridged:
+            line = [i for i in line if records[i].type != "progress"]  # bridged: not on the chain
+        if screen.clean(_turns(line, records)):
             return True
+        written = _entries(records, at)
+        chain = [written[records[i].uuid] for i in line]  # type: ignore[index]
+        return Doubt(records, written, chain, chain[-1] if chain else None)
     return _prove_tree(records, at, known, bridged, screen)
 
 
@@ -229,6 +235,24 @@ def _prove_tree(
     records: list[_Record], at: list[int], known: set[str], bridged: bool, screen: Screen
 ) -> bool | Doubt:
     """``prove_records`` of any session: its chain derived as ``chain`` derives it."""
+    entries = _entries(records, at)
+    if not known.issuperset([entry.parent for entry in entries.values() if entry.parent is not None]):
+        return False  # TD404
+    written = entries
+    if bridged:
+        written = dict(entries)  # the loader drops the bridged lines from ``entries``
+        load(entries, set(), None, -1)
+    leaf = newest_leaf(entries)
+    chain = walk(entries, leaf) if leaf is not None else []
+    if screen.clean(_turns([entry.index for entry in chain], records)):
+        return True
+    # Doubted (a block the screen does not know included): the structure is the proof's,
+    # the parts from the cut on are the full read's (``reader._doubted``).
+    return Doubt(records, written, chain, leaf)
+
+
+def _entries(records: list[_Record], at: list[int]) -> dict[str, Entry]:
+    """The chain lines' entries, by uuid, as ``reader._Scan`` makes them (no parts yet)."""
     entries: dict[str, Entry] = {}
     new = Entry
     for index in at:
@@ -269,19 +293,7 @@ def _prove_tree(
             _NO_COPIES,
             parent,
         )
-    if not known.issuperset([entry.parent for entry in entries.values() if entry.parent is not None]):
-        return False  # TD404
-    written = entries
-    if bridged:
-        written = dict(entries)  # the loader drops the bridged lines from ``entries``
-        load(entries, set(), None, -1)
-    leaf = newest_leaf(entries)
-    chain = walk(entries, leaf) if leaf is not None else []
-    if screen.clean(_turns([entry.index for entry in chain], records)):
-        return True
-    # Doubted (a block the screen does not know included): the structure is the proof's,
-    # the parts from the cut on are the full read's (``reader._doubted``).
-    return Doubt(records, written, chain, leaf)
+    return entries
 
 
 # Shared by every entry of the proof, never filled: the proof builds no parts, keeps no copies.
