@@ -196,13 +196,19 @@ def test_claude_code_sessions_are_detected_without_a_head(monkeypatch: pytest.Mo
         raise AssertionError("the head was parsed")
 
     monkeypatch.setattr(Source, "head", refuse)
+    from transcript_doctor.readers.claude_code import fast
+
+    short = [p for p in CLAUDE if len([x for x in p.read_bytes().split(b"\n") if x]) <= fast._DECIDED_LINES]
     decided = []
-    for path in CLAUDE:
+    for path in short:
         try:
             found = _detected(path.read_bytes())
         except AssertionError:
             continue  # a session the typed records do not cover (a torn line…)
         assert found == expected[path]
         decided.append(path)
-    assert len(decided) > len(CLAUDE) * 0.8
+    assert len(short) > 10 and len(decided) > len(short) * 0.8
+    long = next(p for p in CLAUDE if p not in short)
+    with pytest.raises(AssertionError, match="the head was parsed"):
+        _detected(long.read_bytes())  # a long session: its head costs less than every line
     assert _detected(beyond) == ("claude-code", expected[CLAUDE[0]][1])  # type: ignore[index]

@@ -95,6 +95,7 @@ _HARNESS = _Message()  # what ``_turns`` holds of an API-error line in place of 
 # The keys whose presence every decoded line records (``candidates``: none holds them).
 PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
 _ENTRY_KINDS = frozenset({"user", "assistant"})
+_DECIDED_LINES = 4 * HEAD_RECORDS  # the longest session ``candidates`` decides
 
 
 def candidates(source: Source) -> Iterator[bytes] | None:
@@ -109,8 +110,8 @@ def candidates(source: Source) -> Iterator[bytes] | None:
     number beyond a double, orjson refuses it: such a line is not in the head, so only
     the candidate the reader parses speaks for the head)."""
     records = decode_once(source, _DECODER)
-    if records is None:
-        return None
+    if records is None or len(records) > _DECIDED_LINES:
+        return None  # a long session: its head costs less to parse than every line to check
     for record in records:
         message = record.message
         if (
