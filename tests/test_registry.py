@@ -212,3 +212,12 @@ def test_claude_code_sessions_are_detected_without_a_head(monkeypatch: pytest.Mo
     with pytest.raises(AssertionError, match="the head was parsed"):
         _detected(long.read_bytes())  # a long session: its head costs less than every line
     assert _detected(beyond) == ("claude-code", expected[CLAUDE[0]][1])  # type: ignore[index]
+
+
+def test_claude_code_is_asked_about_files_with_its_entries_or_metadata_lines() -> None:
+    """Its detection claims a head holding an entry (a ``uuid``) or a metadata line (the
+    key of METADATA_KEYS): the registry shows it no other file."""
+    from transcript_doctor.readers.claude_code.reader import METADATA_KEYS
+
+    entry = next(e for e in readers._MODULES if e.module == "claude_code")
+    assert entry.jsonl == {"uuid", *METADATA_KEYS.values()}

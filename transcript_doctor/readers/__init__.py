@@ -61,7 +61,10 @@ _MODULES = (
     ),
     Registered("gemini_checkpoint", NEVER, frozenset({"clientHistory", "history", "role"})),
     Registered("qwen_code", frozenset({"uuid"}), NEVER, unless={"userType", "toolUseResult"}),
-    Registered("claude_code", ANY, NEVER, marker=b'"userType"'),
+    # An entry (a string ``uuid``) or a metadata line (claude_code.reader.METADATA_KEYS).
+    Registered(
+        "claude_code", frozenset({"uuid", "leafUuid", "snapshot", "operation"}), NEVER, marker=b'"userType"'
+    ),
     Registered("codex", frozenset({"payload", "id", "ts"}), NEVER),
     Registered("pi", frozenset({"id"}), NEVER),
     Registered("copilot_cli", frozenset({"parentId"}), NEVER),
