@@ -25,7 +25,8 @@ def decoded(data: bytes, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
     pieces of whole lines: a copy of the file's lines (or of its bytes, to check them)
     would raise the peak memory by the file's size, and copying them costs a fifth of the
     decoding.  The last line is tried first: a session is torn at its end, and the full
-    read is then due anyway."""
+    read is then due anyway (in a file of more than one piece: a small one is decoded at
+    once, and most are whole)."""
     if data.startswith(BOM):
         return None
     decode = decoder.decode
@@ -34,8 +35,9 @@ def decoded(data: bytes, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
     records: list[T] = []
     append = records.append
     start, size = 0, len(data)
+    small = size <= _PIECE  # one piece: no last line tried first, ASCII checked at once
     try:
-        last = size
+        last = 0 if small else size
         while last and data[last - 1] == 0x0A:
             last -= 1
         if last:
@@ -43,6 +45,8 @@ def decoded(data: bytes, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
         # The file is UTF-8 exactly when each piece is (a newline ends every sequence).
         # Pieces, not the whole: one decode of it all widens every character to the widest
         # (an emoji: four bytes each) and costs twice as much.
+        if small and data.isascii():
+            start = size
         while start < size:
             end = find(b"\n", start + _PIECE)
             end = size if end < 0 else end
