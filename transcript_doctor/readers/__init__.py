@@ -190,7 +190,7 @@ _DECIDERS = tuple(
     for position, (module, marker) in enumerate((e.module, e.marker) for e in _MODULES if e.jsonl != NEVER)
     if marker is not None
 )
-MARKED = 1 << 16  # how far into a file a marker is looked for
+MARKED = 1 << 13  # how far into a file a marker is looked for (a session states it at once)
 
 
 def head_keys(source: Source) -> Collection[str] | None:
