@@ -134,7 +134,8 @@ def _content_damage(data: bytes) -> list[bytes]:
     line at a time: what the typed proof covers and hands to the screen, which doubts, so
     that the model is built from the proof's chain from the screen's cut on.  A text made
     empty, blank, given a trailing blank or a placeholder, a thinking block unsigned, a
-    result answering another call, a call id repeated, a line marked an API error."""
+    result answering another call, a call id repeated, a line marked an API error, a line
+    written twice (every third)."""
     lines = data.split(b"\n")
     found: list[bytes] = []
     for i, line in enumerate(lines[:80]):
@@ -150,6 +151,8 @@ def _content_damage(data: bytes) -> list[bytes]:
         ):
             if old in line:
                 found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+        if b'"uuid"' in line and i % 3 == 0:
+            found.append(b"\n".join([*lines[: i + 1], line, *lines[i + 1 :]]))  # written twice
     return found
 
 
@@ -219,14 +222,12 @@ def _proof(data: bytes, shortcut: bool) -> tuple[object, ...]:
     from transcript_doctor.readers.claude_code import fast
 
     screen = Screen(_catalog())
-    proof = (
-        fast.prove(data, screen)
-        if shortcut
-        else fast.prove_records(fast.decoded(data, fast._DECODER), screen, False)
-    )
+    records = fast.decoded(data, fast._DECODER)
+    proof = fast.prove(data, screen) if shortcut else fast.prove_records(records, screen, False, data)
     if isinstance(proof, fast.Doubt):
         leaf = proof.leaf.uuid if proof.leaf is not None else None
-        return ("doubt", screen.cut, [e.index for e in proof.chain], leaf, sorted(proof.written))
+        chain = [e.index for e in proof.chain]
+        return ("doubt", screen.cut, chain, leaf, sorted(proof.written), proof.copies)
     return (proof,)
 
 

@@ -35,7 +35,7 @@ lines carry ``harness`` into the model, as the full read's do.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -91,7 +91,10 @@ class _Record(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Record)
-_HARNESS = _Message()  # what ``_turns`` holds of an API-error line in place of its message
+# What ``_turns`` holds in place of a message the screen cannot judge: an API-error line's
+# (harness-written text) or one written again byte for byte (TD403).
+_DOUBTED = _Message()
+_COPIES = 8  # the most lines written again that the proof compares (each costs a scan)
 # The keys whose presence every decoded line records (``candidates``: none holds them).
 PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
 _ENTRY_KINDS = frozenset({"user", "assistant"})
@@ -137,12 +140,14 @@ class Doubt:
     to build from (``screen.cut`` is a position in ``chain``).  ``records`` are the file's
     lines in order (the source's lines: the proof refuses blank ones), ``written`` every
     chain-kind entry before the loader bridged any, ``chain`` the replayed chain (its
-    entries' ``parts`` are filled by the reader)."""
+    entries' ``parts`` are filled by the reader), ``copies`` the record indexes of the
+    lines that write a chain line again byte for byte, by uuid."""
 
     records: list[_Record]
     written: dict[str, Entry]
     chain: list[Entry]
     leaf: Entry | None
+    copies: dict[str, list[int]] = field(default_factory=dict)
 
 
 def clean(data: bytes, screen: Screen) -> bool:
@@ -153,17 +158,20 @@ def clean(data: bytes, screen: Screen) -> bool:
 def prove(data: bytes, screen: Screen) -> bool | Doubt:
     """True when no rule can find anything in this session; a ``Doubt`` when the proof
     covers the session but the screen doubts it; False when only the full read can tell."""
-    return prove_records(decoded(data, _DECODER), screen)
+    return prove_records(decoded(data, _DECODER), screen, data=data)
 
 
 def prove_source(source: Source, screen: Screen) -> bool | Doubt:
     """``prove`` of a source's bytes, with the records detection decoded (``candidates``)."""
-    return prove_records(take(source, _DECODER), screen)
+    return prove_records(take(source, _DECODER), screen, data=source.data)
 
 
-def prove_records(records: list[_Record] | None, screen: Screen, shortcut: bool = True) -> bool | Doubt:
+def prove_records(
+    records: list[_Record] | None, screen: Screen, shortcut: bool = True, data: bytes | None = None
+) -> bool | Doubt:
     """``prove`` of the file's decoded lines (None: they do not decode; ``shortcut``
-    False: every chain derived as a tree, for the tests to compare).
+    False: every chain derived as a tree, for the tests to compare; ``data``: the file's
+    bytes, to tell a chain line written again byte for byte, TD403, from a rewrite).
 
     A session whose chain lines each name the one before as parent, once progress lines
     are bridged as the loader bridges them (most sessions: no rewind, no parallel calls),
@@ -180,6 +188,7 @@ def prove_records(records: list[_Record] | None, screen: Screen, shortcut: bool 
     first = True
     previous: str | None = None  # the last chain line that is no progress line
     through: dict[str, str | None] = {}  # progress uuid -> what its children are bridged to
+    copies: dict[str, list[int]] = {}  # uuid -> the lines that write its chain line again
     for index, record in enumerate(records):
         if record.snipMetadata is not None:
             return False
@@ -190,7 +199,11 @@ def prove_records(records: list[_Record] | None, screen: Screen, shortcut: bool 
         if uuid is None:
             continue
         if uuid in known:
-            return False  # written again (a byte copy or a rewrite): the full read decides
+            # Written again: a byte copy of a chain line is no entry (the reader's ``_Scan``
+            # keeps it as a copy); a rewrite, or a copy of another line, is the full read's.
+            if not _copy(records, at, index, uuid, data, copies):
+                return False
+            continue
         if kind not in CHAIN_KINDS:
             known.add(uuid)
             continue
@@ -224,16 +237,38 @@ def prove_records(records: list[_Record] | None, screen: Screen, shortcut: bool 
         line = at[:last]
         if bridged:
             line = [i for i in line if records[i].type != "progress"]  # bridged: not on the chain
-        if screen.clean(_turns(line, records)):
+        if screen.clean(_turns(line, records, copies)):
             return True
         written = _entries(records, at)
         chain = [written[records[i].uuid] for i in line]  # type: ignore[index]
-        return Doubt(records, written, chain, chain[-1] if chain else None)
-    return _prove_tree(records, at, known, bridged, screen)
+        return Doubt(records, written, chain, chain[-1] if chain else None, copies)
+    return _prove_tree(records, at, known, bridged, screen, copies)
+
+
+def _copy(
+    records: list[_Record], at: list[int], index: int, uuid: str, data: bytes | None, copies: dict[str, list[int]]
+) -> bool:
+    """Whether the line ``index`` writes the chain line of ``uuid`` again byte for byte
+    (then noted in ``copies``)."""
+    if data is None or sum(map(len, copies.values())) >= _COPIES:
+        return False
+    first = next((i for i in at if records[i].uuid == uuid), None)
+    if first is None:
+        return False  # the uuid's first line is no chain line: the full read decides
+    original, again = segments(data, (first, index))
+    if original.removesuffix(b"\r") != again.removesuffix(b"\r"):  # the lines' own bytes
+        return False
+    copies.setdefault(uuid, []).append(index)
+    return True
 
 
 def _prove_tree(
-    records: list[_Record], at: list[int], known: set[str], bridged: bool, screen: Screen
+    records: list[_Record],
+    at: list[int],
+    known: set[str],
+    bridged: bool,
+    screen: Screen,
+    copies: dict[str, list[int]],
 ) -> bool | Doubt:
     """``prove_records`` of any session: its chain derived as ``chain`` derives it."""
     entries = _entries(records, at)
@@ -245,11 +280,11 @@ def _prove_tree(
         load(entries, set(), None, -1)
     leaf = newest_leaf(entries)
     chain = walk(entries, leaf) if leaf is not None else []
-    if screen.clean(_turns([entry.index for entry in chain], records)):
+    if screen.clean(_turns([entry.index for entry in chain], records, copies)):
         return True
     # Doubted (a block the screen does not know included): the structure is the proof's,
     # the parts from the cut on are the full read's (``reader._doubted``).
-    return Doubt(records, written, chain, leaf)
+    return Doubt(records, written, chain, leaf, copies)
 
 
 def _entries(records: list[_Record], at: list[int]) -> dict[str, Entry]:
@@ -329,9 +364,10 @@ class _Run:
                 self.plain = False
 
 
-def _turns(chain: list[int], records: list[_Record]) -> list[Turn | None]:
+def _turns(chain: list[int], records: list[_Record], copied: dict[str, list[int]]) -> list[Turn | None]:
     """The screen's turns of the chain (its lines' record indexes), grouped as
-    ``reader._messages`` groups it."""
+    ``reader._messages`` groups it; a line ``copied`` (written again) makes its turn
+    unknown."""
     runs: list[Any] = []  # a _Run, or a response: a list of its lines' messages
     responses: dict[str, int] = {}  # message.id -> position of its latest run
     stops: list[int] = []  # positions of user runs without tool results
@@ -351,8 +387,8 @@ def _turns(chain: list[int], records: list[_Record]) -> list[Turn | None]:
                 if msg_id is not None:
                     responses[msg_id] = len(runs)
                 runs.append(response)
-            harness = message is not None and record.isApiErrorMessage is True
-            response.append(_HARNESS if harness else message)
+            doubted = (message is not None and record.isApiErrorMessage is True) or record.uuid in copied
+            response.append(_DOUBTED if doubted else message)
         elif kind == "user":
             if last is not None and last.__class__ is _Run:
                 stopped = not last.results
@@ -366,6 +402,8 @@ def _turns(chain: list[int], records: list[_Record]) -> list[Turn | None]:
                     stops.append(len(runs))
                 runs.append(run)
                 last = run
+            if copied and record.uuid in copied:
+                last.plain = False
     turns: list[Turn | None] = []
     append = turns.append
     for each in runs:
@@ -392,8 +430,8 @@ def _assistant(contents: list[_Message | None]) -> Turn | None:
     texts: list[str] = []
     ids: list[str] = []
     for message in contents:
-        if message is _HARNESS:
-            return None  # an API-error line: harness-written text, the model is built
+        if message is _DOUBTED:
+            return None  # an API-error line, or a line written again: the model is built
         content = message.content if message is not None else None
         if isinstance(content, str):
             texts.append(content)

@@ -282,15 +282,18 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
     """The conversation of a session the fast path covers and its screen doubted, from the
     chain position ``start`` on (the screen's cut; 0: all of it), as ``read`` builds it.
 
-    The proof refused what makes ``_Scan`` more than this: a uuid written twice (versions,
-    byte copies), a broken link, snips, compact boundaries; so only the
-    chain lines from ``start`` are parsed again, for their parts, and the file's links
-    come from the typed records."""
+    The proof refused what makes ``_Scan`` more than this: a uuid written again other
+    than as a byte copy of a chain line (rewrites), a broken link, snips, compact
+    boundaries; so only the chain lines from ``start`` are parsed again, for their parts,
+    and the file's links come from the typed records."""
     lines = source.lines
     chain = doubt.chain[start:]
+    copies = doubt.copies
     for entry in chain:
         line = lines[entry.index]
         entry.number = line.number  # the proof numbers records, and an empty line is none
+        if copies and entry.uuid in copies:
+            entry.copies = [(lines[i].number, i) for i in copies[entry.uuid]]
         kind = entry.kind
         if kind != "user" and kind != "assistant":
             continue
@@ -301,6 +304,9 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
             entry.parts = _parts(message.get("content"), line, at, kind == "assistant")
     ref = FileRef()
     children, logical, summaries = ref.children, ref.logical_children, ref.summaries
+    versions = ref.versions
+    for uuid, again in copies.items():
+        versions[uuid] = [doubt.written[uuid].index, *again]
     for index, record in enumerate(doubt.records):
         if record.type == "summary":
             if isinstance(record.leafUuid, str):
@@ -317,10 +323,12 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
     ref.leaf_time = leaf.timestamp if leaf is not None else ""
     ref.sidechain = leaf.sidechain if leaf is not None else False
     path: set[int] = set()
+    seen: set[str] = set()
     written = doubt.written
     current = written.get(leaf.uuid) if leaf is not None else None
-    while current is not None and current.index not in path:  # each uuid once: no versions
-        path.add(current.index)
+    while current is not None and current.uuid not in seen:  # as ``_Scan._path``
+        seen.add(current.uuid)
+        path.update(versions.get(current.uuid, (current.index,)))
         current = written.get(current.parent) if current.parent is not None else None
     ref.path = frozenset(path)
     return Conversation(_messages(chain), dialect, [], ref=ref, repeats=_recorded_twice(chain))
