@@ -186,6 +186,17 @@ def test_claude_code_doubted_sessions_with_empty_lines_build_the_same(path: Path
             assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
 
 
+@pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
+def test_claude_code_doubted_sessions_link_as_the_full_read(path: Path) -> None:
+    """What a fix re-points (``FileRef``: children, versions, the leaf's path…) is the full
+    read's for a session built from the proof's chain, a line written twice included."""
+    for data in _content_damage(path.read_bytes()):
+        fast, full = (engine.inspect(path.name, data, _options(screen))[1] for screen in (True, False))
+        assert fast is not None and full is not None
+        if fast.conversations:
+            assert [c.ref for c in fast.conversations] == [c.ref for c in full.conversations]
+
+
 def test_a_doubted_claude_code_session_is_read_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """A clean session with damage in its last turn is not read in full (the full read is
     made to fail), and only the lines from the screen's cut on are parsed for parts."""

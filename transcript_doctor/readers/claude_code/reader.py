@@ -323,13 +323,14 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
     ref.leaf_time = leaf.timestamp if leaf is not None else ""
     ref.sidechain = leaf.sidechain if leaf is not None else False
     path: set[int] = set()
-    seen: set[str] = set()
     written = doubt.written
     current = written.get(leaf.uuid) if leaf is not None else None
-    while current is not None and current.uuid not in seen:  # as ``_Scan._path``
-        seen.add(current.uuid)
-        path.update(versions.get(current.uuid, (current.index,)))
+    while current is not None and current.index not in path:  # each uuid's first line once
+        path.add(current.index)
         current = written.get(current.parent) if current.parent is not None else None
+    for uuid, indexes in versions.items():  # as ``_Scan._path``: every line of a uuid on it
+        if written[uuid].index in path:
+            path.update(indexes)
     ref.path = frozenset(path)
     return Conversation(_messages(chain), dialect, [], ref=ref, repeats=_recorded_twice(chain))
 
