@@ -246,7 +246,12 @@ def prove_records(
 
 
 def _copy(
-    records: list[_Record], at: list[int], index: int, uuid: str, data: bytes | None, copies: dict[str, list[int]]
+    records: list[_Record],
+    at: list[int],
+    index: int,
+    uuid: str,
+    data: bytes | None,
+    copies: dict[str, list[int]],
 ) -> bool:
     """Whether the line ``index`` writes the chain line of ``uuid`` again byte for byte
     (then noted in ``copies``)."""
