@@ -90,11 +90,15 @@ def expand(
         if root is not None:  # a folder inside a storage folder: the unit it belongs to
             yield Target(root, explicit=True)
             continue
-        yield from _walk(path, skip, hidden, vendor_folders)
+        yield from _walk(path, skip, hidden, vendor_folders, excluded)
 
 
 def _walk(
-    top: str, skip: Callable[[str], bool], hidden: bool, vendor_folders: list[str] | None
+    top: str,
+    skip: Callable[[str], bool],
+    hidden: bool,
+    vendor_folders: list[str] | None,
+    excluded: Callable[[str], bool] | None = None,
 ) -> Iterator[Target | OSError]:
     errors: list[OSError] = []
     ignores: dict[str, list[_Ignore]] = {top: _rules_above(os.path.abspath(top), include_self=False)}
@@ -104,7 +108,8 @@ def _walk(
             dirs[:] = []
             yield Target(root[2:] if root.startswith("./") else root, explicit=False)
             continue
-        own = _load(os.path.abspath(root))
+        # Only a folder that lists a .gitignore has one to read (no failing open per folder).
+        own = _load(os.path.abspath(root)) if ".gitignore" in files else None
         if own is not None:
             rules = [*rules, own]
         kept = []
@@ -122,11 +127,13 @@ def _walk(
             nested = os.path.exists(os.path.join(inside, ".git"))
             ignores[inside] = _rules_above(os.path.abspath(inside), include_self=False) if nested else rules
         dirs[:] = kept
+        # os.path.join per file costs as much as the rest of the walk: the folder's part once.
+        prefix = _join(root, "")
         for name in sorted(files):
             if tempnames.is_temp(name):
                 continue  # a file `fix` writes beside a transcript, left by a killed run
-            path = _join(root, name)
-            if not skip(path) and not _decide(rules, path, False):
+            path = prefix + name
+            if (excluded is None or not skip(path)) and (not rules or not _decide(rules, path, False)):
                 yield Target(path, explicit=False)
     yield from errors
 
