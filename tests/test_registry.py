@@ -221,3 +221,102 @@ def test_claude_code_is_asked_about_files_with_its_entries_or_metadata_lines() -
 
     entry = next(e for e in readers._MODULES if e.module == "claude_code")
     assert entry.jsonl == {"uuid", *METADATA_KEYS.values()}
+
+
+SNAPSHOT = (
+    b'{"type":"file-history-snapshot","messageId":"4a99c0a9-1edd-44b0-b772-30d14ae6b92c","snapshot":'
+    b'{"messageId":"4a99c0a9-1edd-44b0-b772-30d14ae6b92c","trackedFileBackups":{},'
+    b'"timestamp":"2026-03-04T13:47:40.041Z"},"isSnapshotUpdate":false}'
+)
+SUMMARY = (
+    b'{"type":"summary","summary":"Conversation Cleared","leafUuid":"d3b5f9ba-bf7f-462b-89e5-00d18a80c036"}'
+)
+METADATA = b"\n".join([SNAPSHOT, SUMMARY, SNAPSHOT.replace(b"4a99", b"5b00")]) + b"\n"
+
+
+def _metadata_variants() -> list[bytes]:
+    """A file of Claude Code metadata lines alone, each line changed in the ways that change
+    what its head shows the registry: left out, unreadable to orjson only, with a key another
+    reader is shown files by (or a uuid, even null), made an entry, without a type, with
+    the key that makes it a metadata line escaped or taken away."""
+    lines = METADATA.split(b"\n")[:-1]
+    found = [METADATA]
+    for i, line in enumerate(lines):
+        for changed in (
+            b"",
+            b'{"n":1e400,' + line[1:],
+            *(
+                b'{"%s":1,' % key + line[1:]
+                for key in (b"uuid", b"id", b"ts", b"payload", b"parentId", b"role")
+            ),
+            *(
+                b'{"%s":1,' % key + line[1:]
+                for key in (b"messages", b"protocol_version", b"projectHash", b"$set")
+            ),
+            b'{"uuid":null,' + line[1:],
+            b'{"\\u0075uid":"u",' + line[1:],
+            b'{"userType":"external",' + line[1:],
+            line.replace(b'"type":"summary"', b'"type":"user"').replace(
+                b'"type":"file-history', b'"type":"user","x'
+            ),
+            line.replace(b'"type":', b'"kind":', 1),
+            line.replace(b'"leafUuid"', b'"leaf"').replace(b'"snapshot":', b'"shot":'),
+            line.replace(b'"type":"file-history-snapshot"', b'"type":"queue-operation"'),
+        ):
+            found.append(b"\n".join([*lines[:i], changed, *lines[i + 1 :]]) + b"\n")
+    return found
+
+
+def test_a_claude_code_metadata_file_decision_is_what_the_head_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of Claude Code metadata lines alone (a ``~/.claude/projects`` tree holds many)
+    is decided from the typed records too (its claim is not DEFINITIVE: every other reader
+    must be ruled out by the keys no line holds), and the answer is asking every reader's."""
+    variants = _metadata_variants()
+    expected = [_detected(v, every=True) for v in variants]
+    assert expected[0] is not None and expected[0][0] == "claude-code"
+    assert [_detected(v) for v in variants] == expected
+
+    def refuse(self: Source, count: int = 20) -> list[object]:
+        raise AssertionError("the head was parsed")
+
+    monkeypatch.setattr(Source, "head", refuse)
+    assert _detected(METADATA) == expected[0]
+
+
+def test_metadata_lines_beside_another_layouts_records_are_detected_as_the_head_says() -> None:
+    """Metadata lines before or after the first records of every other JSONL layout's
+    fixtures: whoever the head's claims make the reader (another layout's DEFINITIVE claim
+    beats a file of metadata lines), the decision agrees."""
+    others = sorted(
+        p
+        for p in FILES
+        if p.suffix == ".jsonl"
+        and FIXTURES in p.parents
+        and "claude" not in p.relative_to(FIXTURES).parts[-2]
+    )
+    assert len(others) > 20
+    for path in others:
+        head = b"\n".join(path.read_bytes().split(b"\n")[:3]) + b"\n"
+        for data in (METADATA + head, head + METADATA):
+            assert _detected(data) == _detected(data, every=True), path.name
+
+
+def test_a_metadata_file_is_decided_only_when_no_line_shows_another_reader_a_key() -> None:
+    """The claim on a file of metadata lines is not DEFINITIVE: the decision holds only while
+    no line holds a key by which the registry would show the file to another JSONL reader
+    (``fast.UNSEEN``, which must cover them all), not even null or escaped."""
+    from transcript_doctor.readers.claude_code import fast
+    from transcript_doctor.readers.claude_code.reader import READER
+
+    for entry in readers._MODULES:
+        if entry.module != "claude_code" and entry.jsonl != readers.NEVER:
+            assert entry.jsonl is not None and entry.jsonl <= fast.UNSEEN, entry.module
+    assert READER.decide(sniff("s.jsonl", METADATA)) is not None
+    lines = METADATA.split(b"\n")
+    for key in sorted(fast.UNSEEN):
+        for value in (b"1", b"null"):
+            changed = b'{"%s":%s,' % (key.encode(), value) + lines[1][1:]
+            data = b"\n".join([lines[0], changed, *lines[2:]])
+            assert READER.decide(sniff("s.jsonl", data)) is None, key
+    escaped = b'{"\\u0069d":1,' + lines[1][1:]  # "id"
+    assert READER.decide(sniff("s.jsonl", b"\n".join([lines[0], escaped, *lines[2:]]))) is None

@@ -31,18 +31,23 @@ class Registered:
     Declare only what ``detect`` itself requires: tests/test_registry.py checks every
     fixture and corpus file the reader claims."""
 
-    __slots__ = ("json", "jsonl", "marker", "module", "unless")
+    __slots__ = ("json", "jsonl", "markers", "module", "unless")
 
     def __init__(
-        self, module: str, jsonl: Keys, json: Keys, unless: Collection[str] = (), marker: bytes | None = None
+        self,
+        module: str,
+        jsonl: Keys,
+        json: Keys,
+        unless: Collection[str] = (),
+        markers: tuple[bytes, ...] = (),
     ) -> None:
         self.module = module
         self.jsonl = jsonl
         self.json = json
         self.unless = frozenset(unless)
-        # Bytes that, found near the start of a JSONL file, have the reader's ``decide``
-        # asked before the head is parsed (``Reader.decide``).
-        self.marker = marker
+        # Bytes one of which, found near the start of a JSONL file, has the reader's
+        # ``decide`` asked before the head is parsed (``Reader.decide``).
+        self.markers = markers
 
     def may_claim(self, source: Source, keys: Collection[str] | None) -> bool:
         """Whether ``detect`` could claim ``source``, whose head holds ``keys`` (None: the
@@ -63,7 +68,10 @@ _MODULES = (
     Registered("qwen_code", frozenset({"uuid"}), NEVER, unless={"userType", "toolUseResult"}),
     # An entry (a string ``uuid``) or a metadata line (claude_code.reader.METADATA_KEYS).
     Registered(
-        "claude_code", frozenset({"uuid", "leafUuid", "snapshot", "operation"}), NEVER, marker=b'"userType"'
+        "claude_code",
+        frozenset({"uuid", "leafUuid", "snapshot", "operation"}),
+        NEVER,
+        markers=(b'"userType"', b'"type":"file-history-snapshot"', b'"type":"summary"'),
     ),
     Registered("codex", frozenset({"payload", "id", "ts"}), NEVER),
     Registered("pi", frozenset({"id"}), NEVER),
@@ -137,11 +145,11 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     keys: Collection[str] | None
     if jsonl:
         data = source.data
-        for module, marker, before in _DECIDERS:
-            if data.find(marker, 0, MARKED) >= 0:
+        for module, markers, before, after in _DECIDERS:
+            if any(data.find(marker, 0, MARKED) >= 0 for marker in markers):
                 reader = _loaded(module)
                 decided = reader.decide(source)
-                if decided is not None and _settled(decided, before):
+                if decided is not None and _settled(decided, before, after):
                     return reader, decided.detection
         head = source.head()  # objects only: the keys of ``head_keys`` and ``first_keys``
         first = head[0].keys() if head else ()
@@ -169,26 +177,35 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     return best
 
 
-def _settled(decided: Decided, before: tuple[tuple[Keys, frozenset[str]], ...]) -> bool:
-    """Whether a reader's decision is what the head would give: a ``DEFINITIVE`` claim
-    (no later reader can win), and every reader listed before it ruled out, as ``detect``
-    rules readers out, by what the decision says the head shows."""
-    if decided.detection.score < DEFINITIVE:
-        return False
+def _settled(decided: Decided, before: _Entries, after: _Entries) -> bool:
+    """Whether a reader's decision is what the head would give: every reader listed before
+    it ruled out, as ``detect`` rules readers out, by what the decision says the head
+    shows, and unless the claim is ``DEFINITIVE`` (no later reader can win), every reader
+    listed after it too."""
     absent, keys = decided.absent, decided.keys
+    others = before if decided.detection.score >= DEFINITIVE else before + after
     return all(
-        (wanted is not None and wanted <= absent) or not unless.isdisjoint(keys) for wanted, unless in before
+        (wanted is not None and wanted <= absent) or not unless.isdisjoint(keys) for wanted, unless in others
     )
+
+
+_Entries = tuple[tuple[Keys, frozenset[str]], ...]
 
 
 # Per container, the registry entries that may claim some file of it, in registry order.
 _JSONL = tuple((e.module, e.jsonl, e.unless) for e in _MODULES if e.jsonl != NEVER)
 _JSON = tuple((e.module, e.json, e.unless) for e in _MODULES if e.json != NEVER)
-# The JSONL readers with a ``marker``: each with what rules out the readers listed before it.
+# The JSONL readers with ``markers``: each with what rules out the readers listed before
+# it and after it.
 _DECIDERS = tuple(
-    (module, marker, tuple((wanted, unless) for _, wanted, unless in _JSONL[:position]))
-    for position, (module, marker) in enumerate((e.module, e.marker) for e in _MODULES if e.jsonl != NEVER)
-    if marker is not None
+    (
+        module,
+        markers,
+        tuple((wanted, unless) for _, wanted, unless in _JSONL[:position]),
+        tuple((wanted, unless) for _, wanted, unless in _JSONL[position + 1 :]),
+    )
+    for position, (module, markers) in enumerate((e.module, e.markers) for e in _MODULES if e.jsonl != NEVER)
+    if markers
 )
 MARKED = 1 << 13  # how far into a file a marker is looked for (a session states it at once)
 

@@ -34,7 +34,7 @@ lines carry ``harness`` into the model, as the full read's do.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,12 +91,31 @@ class _Record(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Record)
+
+
+class _Probe(msgspec.Struct):
+    """Whether a line holds a key the registry shows the other JSONL readers (the keys of
+    their registry entries that ``PROBED`` does not hold): decoded only to settle a file
+    of metadata lines (``metadata_lines``)."""
+
+    uuid: Raw | UnsetType = UNSET
+    id: Raw | UnsetType = UNSET
+    ts: Raw | UnsetType = UNSET
+    payload: Raw | UnsetType = UNSET
+    parentId: Raw | UnsetType = UNSET
+    role: Raw | UnsetType = UNSET
+    messages: Raw | UnsetType = UNSET
+    protocol_version: Raw | UnsetType = UNSET
+
+
+_PROBE = msgspec.json.Decoder(_Probe)
 # What ``_turns`` holds in place of a message the screen cannot judge: an API-error line's
 # (harness-written text) or one written again byte for byte (TD403).
 _DOUBTED = _Message()
 _COPIES = 8  # the most lines written again that the proof compares (each costs a scan)
 # The keys whose presence every decoded line records (``candidates``: none holds them).
 PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
+UNSEEN = PROBED | frozenset(_Probe.__struct_fields__)  # ``metadata_lines``: none holds them
 _ENTRY_KINDS = frozenset({"user", "assistant"})
 _DECIDED_LINES = 4 * HEAD_RECORDS  # the longest session ``candidates`` decides
 
@@ -129,6 +148,38 @@ def candidates(source: Source) -> Iterator[bytes] | None:
     kinds = _ENTRY_KINDS
     wanted = (i for i, r in enumerate(records[:HEAD_RECORDS]) if r.type in kinds and r.uuid is not None)
     return segments(source.data, wanted)
+
+
+def metadata_lines(source: Source, kinds: Collection[str]) -> Iterator[bytes] | None:
+    """The head lines of these ``kinds`` (the reader's metadata line types, in order) that
+    may make ``ClaudeCodeReader.detect`` claim a file of metadata lines alone, or None when
+    the typed records cannot settle it: after ``candidates`` found no entry, every line
+    must have a string type and none be a user or assistant line (no entry in the head,
+    every head record typed), and no line may hold a key of ``UNSEEN`` (no other reader
+    is shown the file: the claim is not ``DEFINITIVE``, so every one must be ruled out)."""
+    records = decode_once(source, _DECODER)
+    if records is None or len(records) > _DECIDED_LINES:
+        return None
+    entries = _ENTRY_KINDS
+    for record in records:
+        if record.type is None or record.type in entries:
+            return None
+    probes = decoded(source.data, _PROBE)
+    if probes is None:
+        return None
+    for probe in probes:
+        if (
+            probe.uuid is not UNSET
+            or probe.id is not UNSET
+            or probe.ts is not UNSET
+            or probe.payload is not UNSET
+            or probe.parentId is not UNSET
+            or probe.role is not UNSET
+            or probe.messages is not UNSET
+            or probe.protocol_version is not UNSET
+        ):
+            return None
+    return segments(source.data, (i for i, r in enumerate(records[:HEAD_RECORDS]) if r.type in kinds))
 
 
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts

@@ -111,17 +111,29 @@ class ClaudeCodeReader(Reader):
         """``detect``'s claim from the typed records the proof reads (``fast.candidates``),
         with no head parsed: a line that makes the claim DEFINITIVE whatever else the head
         holds, parsed by orjson as the head parses it, and shows ``userType`` (which rules
-        Qwen Code out); every line free of the Gemini CLI keys the registry looks for."""
+        Qwen Code out); every line free of the Gemini CLI keys the registry looks for.  Or,
+        in a file without entries, a metadata line (``fast.metadata_lines``)."""
         from transcript_doctor.readers.claude_code import fast  # msgspec: loaded on first use
 
         lines = fast.candidates(source)
-        for raw in lines or ():
+        if lines is None:
+            return None
+        for raw in lines:
             try:
                 record = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 continue  # not in the head: a number beyond a double (orjson refuses it)
             if _entry_like(record) and "userType" in record:
                 return Decided(self.claim(REASON, DEFINITIVE), record.keys(), fast.PROBED)
+        # No entry at all: a file of metadata lines (summaries, snapshots) is the reader's,
+        # by a line that is one, when no other reader is shown the file (``fast.UNSEEN``).
+        for raw in fast.metadata_lines(source, METADATA_KEYS.keys()) or ():
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if _metadata_line(record):
+                return Decided(self.claim(METADATA_REASON, SPECIFIC), record.keys(), fast.UNSEEN)
         return None
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
