@@ -2,7 +2,8 @@
 
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
-sessions, ``readers/claude_code/fast.py``, and of Pi sessions, ``readers/pi/fast.py``; Gemini CLI
+sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, and of Codex
+rollouts, ``readers/codex/fast.py``; Gemini CLI
 streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
@@ -314,3 +315,93 @@ def test_gemini_cli_streams_are_replayed_from_typed_records(monkeypatch: pytest.
             fast = engine.lint_bytes(path.name, data, _options(True))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings], path.name
     assert checked > 10
+
+
+CODEX = sorted(
+    p
+    for p in [*(FIXTURES / "codex").glob("*.jsonl"), *(FIXTURES / "wild" / "codex").glob("*.jsonl")]
+    if p.stat().st_size < 70_000
+)
+
+
+def _codex_variants(data: bytes) -> list[bytes]:
+    """``_variants`` and damage that keeps every line decodable, one line at a time: what
+    the typed proof of a rollout (``readers/codex/fast.py``) regroups and hands to the
+    screen.  A reply made empty, blank, given a trailing blank or a placeholder, a
+    prompt turned into context or a reply, an output answering another call, a call id
+    repeated, a rollback, a compaction without its replacement history, a number beyond
+    a double in a value, and a prompt line written twice."""
+    lines = data.split(b"\n")
+    found = _variants(data)
+    for i, line in enumerate(lines[:60]):
+        for old, new in (
+            (b'"type":"output_text","text":"', b'"type":"output_text","text":"","x":"'),
+            (b'"type":"output_text","text":"', b'"type":"output_text","text":" \\n","x":"'),
+            (
+                b'"type":"output_text","text":"',
+                b'"type":"output_text","text":"[Request interrupted by user]","x":"',
+            ),
+            (b'","type":"output_text"', b' ","type":"output_text"'),
+            (b'"type":"input_text","text":"', b'"type":"input_text","text":"<environment_context>'),
+            (b'"role":"user"', b'"role":"assistant"'),
+            (b'"role":"developer"', b'"role":"user"'),
+            (
+                b'"type":"function_call_output","call_id":"',
+                b'"type":"function_call_output","call_id":"other-',
+            ),
+            (b'"type":"function_call","name":"', b'"type":"function_call","call_id":"again","x":"'),
+            (b'"type":"token_count"', b'"type":"thread_rolled_back","num_turns":1'),
+            (b'"replacement_history":', b'"message":"summary","x":'),
+            (b'"type":"reasoning"', b'"type":"local_shell_call"'),
+            (b'"timestamp":"', b'"timestamp":"2026-01-01T00:00:00.000Z","n":[1.5E+400],"t":"'),
+        ):
+            if old in line:
+                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+        if b'"role":"user"' in line:
+            found.append(b"\n".join([*lines[: i + 1], line, *lines[i + 1 :]]))  # a prompt line twice
+    return found
+
+
+@pytest.mark.parametrize("path", CODEX, ids=lambda p: p.name)
+def test_codex_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a Codex rollout (``_codex_variants``) lints the same with and
+    without the typed fast path (``readers/codex/fast.py``)."""
+    for data in _codex_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
+# Rollouts of plain turns (prompts, context, replies, reasoning, calls and outputs, one
+# compaction): the fast path's domain.
+CODEX_PLAIN = (
+    "excerpt-compacted-rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
+    "rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+    "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl",
+    "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl",
+    "superseded-unanswered-call.jsonl",
+    "acy-rollout-transcript-sample.jsonl",
+)
+
+
+def test_the_codex_fast_path_proves_clean_rollouts_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean rollouts of plain turns are not read into a model at all (the full read is
+    made to fail here); a rollout with findings, and a legacy one, are."""
+    from transcript_doctor.readers.codex.reader import CodexReader
+
+    every = sorted([*(FIXTURES / "codex").glob("*.jsonl"), *(FIXTURES / "wild" / "codex").glob("*.jsonl")])
+    plain = [p for p in every if p.name in CODEX_PLAIN]
+    damaged = [p for p in every if engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+    legacy = FIXTURES / "codex" / "legacy-rollout.jsonl"
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(CodexReader, "read", refuse)
+    assert len(plain) == len(CODEX_PLAIN)
+    for path in plain:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("codex", [], None), path.name
+    assert damaged
+    for path in [*damaged, legacy]:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))

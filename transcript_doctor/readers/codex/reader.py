@@ -11,12 +11,15 @@ items are regrouped into vendor-neutral messages in ``history``.  The legacy lay
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.codex.history import At, History
 from transcript_doctor.source import STRICT, Container, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.analysis.screen import Screen
 
 REASON = "Codex RolloutLine envelope with session_meta"
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload", "ordinal"})
@@ -142,6 +145,15 @@ class CodexReader(Reader):
         if companion is not None:
             return self.claim(companion, SPECIFIC, transcript=False)
         return None
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a rollout the typed fast path proves clean (``fast``), else all of it."""
+        if screen is not None and _layout(source.head()) == ROLLOUT:
+            from transcript_doctor.readers.codex import fast  # msgspec: loaded on first use
+
+            if fast.clean(source.data, screen):
+                return []
+        return self.read(source)
 
     def read(self, source: Source) -> list[Conversation]:
         history = History(source)
