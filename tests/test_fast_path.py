@@ -405,3 +405,87 @@ def test_the_codex_fast_path_proves_clean_rollouts_clean(monkeypatch: pytest.Mon
     for path in [*damaged, legacy]:
         with pytest.raises(AssertionError, match="the full read ran"):
             engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+COPILOT = sorted(p for p in (FIXTURES / "copilot-cli").rglob("events.jsonl") if "session-state" in p.parts)
+
+
+def _copilot_variants(data: bytes) -> list[bytes]:
+    """Damage that keeps every line an event, one line at a time: what the proof of an
+    event log (``readers/copilot_cli/fast.py``) replays and hands to the screen.  A reply
+    made empty, blank, given a trailing blank or a placeholder, a call or completion
+    given another id or none, a request that is no object, a late prompt (also recorded
+    before the results of open calls), a sub-agent's event, an event id written twice,
+    and a line of another envelope."""
+    lines = data.split(b"\n")
+    found: list[bytes] = []
+    for i, line in enumerate(lines[:40]):
+        for old, new in (
+            (b'"model":"fake-model","content":"', b'"model":"fake-model","content":"","x":"'),
+            (b'"model":"fake-model","content":"', b'"model":"fake-model","content":" \\n","x":"'),
+            (
+                b'"model":"fake-model","content":"',
+                b'"model":"fake-model","content":"[Request interrupted by user]","x":"',
+            ),
+            (b'"toolCallId":"', b'"toolCallId":"other-'),
+            (b'"toolCallId":"', b'"toolCallId":null,"x":"'),
+            (b'"toolRequests":[', b'"toolRequests":[1,'),
+            (b'"delivery":"', b'"delivery":"queued","x":"'),
+            (b'"type":"assistant.message",', b'"agentId":"sub","type":"assistant.message",'),
+            (b'"type":"tool.execution_complete",', b'"agentId":"sub","type":"tool.execution_complete",'),
+            (b'"parentId":', b'"extra":1,"parentId":'),
+        ):
+            if old in line:
+                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+        if b'"type":"user.message"' in line:
+            found.append(b"\n".join([*lines[: i + 1], line, *lines[i + 1 :]]))  # the same event twice
+            late = line.replace(b'"delivery":"', b'"delivery":"queued","x":"', 1)
+            for back in (1, 2):  # recorded before the results of the calls before it
+                if i >= back:
+                    found.append(
+                        b"\n".join([*lines[: i - back], late, *lines[i - back : i], *lines[i + 1 :]])
+                    )
+    return found
+
+
+@pytest.mark.parametrize("short", [True, False], ids=["parsed", "typed"])
+@pytest.mark.parametrize("path", COPILOT, ids=lambda p: p.parent.parent.parent.name)
+def test_copilot_damage_is_found_by_both_paths(
+    path: Path, short: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every variant of a Copilot event log lints the same with and without the fast path,
+    screened from the records detection parsed (a short log) and decoded by msgspec."""
+    from transcript_doctor.readers.copilot_cli import reader
+
+    if not short:
+        monkeypatch.setattr(reader, "_SHORT_LINES", 0)
+    data = path.read_bytes()
+    for variant in [*_copilot_variants(data), *(_variants(data) if short else [])]:
+        fast, full = (engine.lint_bytes(path.name, variant, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
+@pytest.mark.parametrize("short", [True, False], ids=["parsed", "typed"])
+def test_the_copilot_fast_path_proves_clean_logs_clean(short: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Copilot event logs are not read into a model at all (building is made to fail
+    here); a log with findings is."""
+    from transcript_doctor.readers.copilot_cli import reader
+
+    if not short:
+        monkeypatch.setattr(reader, "_SHORT_LINES", 0)
+    every = [(p, engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings) for p in COPILOT]
+    plain = [p for p, findings in every if not findings]
+    damaged = [p for p, findings in every if findings]
+
+    def refuse(self: object, source: object, records: object = None) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(reader.CopilotCliReader, "_build", refuse)
+    assert len(plain) > 15
+    assert damaged
+    for path in plain:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("copilot-cli", [], None), path
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))

@@ -18,13 +18,18 @@ of a log it rewrote, a companion, never a transcript to lint or repair.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.copilot_cli import torn
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
-from transcript_doctor.source import NODE, Container, Line, Source
+from transcript_doctor.source import HEAD_RECORDS, NODE, Container, Line, Source
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from transcript_doctor.analysis.screen import Screen
 
 REASON = "Copilot CLI event log (session.start by copilot-agent)"
 # The envelope (SDK `SessionEvent`): `ephemeral` events are "not persisted", so the key is
@@ -50,18 +55,30 @@ BACKUP_NAME = "events.jsonl.backup-before-recovery-"
 # and its result is unconfirmed: they are read after the open calls' results, never as
 # a prompt that displaces them.
 LATE_DELIVERY = frozenset({"steering", "queued"})
+# A short log (of fewer lines than this and bytes) is screened from the records detection
+# parsed (``HEAD_RECORDS`` of them) instead of decoded again.
+_SHORT_LINES = 2 * HEAD_RECORDS
+_SHORT_BYTES = 1 << 16
 
 
 def _event(record: Any) -> bool:
-    return (
-        isinstance(record, dict)
-        and REQUIRED_KEYS <= record.keys() <= ENVELOPE_KEYS
-        and isinstance(record["type"], str)
-        and isinstance(record["data"], dict)
-        and isinstance(record["id"], str)
-        and isinstance(record["timestamp"], str)
-        and (record["parentId"] is None or isinstance(record["parentId"], str))
-    )
+    """The envelope: the required keys with their types, no key it does not have (asked
+    of every line, twice on a short log: lookups first, the key set only when longer)."""
+    if not isinstance(record, dict):
+        return False
+    try:
+        parent = record["parentId"]
+        if not (
+            isinstance(record["type"], str)
+            and isinstance(record["data"], dict)
+            and isinstance(record["id"], str)
+            and isinstance(record["timestamp"], str)
+            and (parent is None or isinstance(parent, str))
+        ):
+            return False
+    except KeyError:
+        return False  # a required key is missing
+    return len(record) == len(REQUIRED_KEYS) or record.keys() <= ENVELOPE_KEYS
 
 
 def _started(record: Any) -> bool:
@@ -103,10 +120,29 @@ class CopilotCliReader(Reader):
             return self.claim("Copilot CLI event envelope (the first line is not session.start)", SPECIFIC)
         return None
 
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a log the typed fast path proves clean (``fast``), else all of it."""
+        if screen is not None:
+            from transcript_doctor.readers.copilot_cli import fast  # msgspec: loaded on first use
+
+            data = source.data
+            if len(data) <= _SHORT_BYTES and data.count(b"\n") < _SHORT_LINES:
+                # Detection parsed (nearly) every line: screened as parsed, built from them.
+                records = list(source.records())
+                if fast.clean_records(records, screen) and not source.errors:
+                    return []
+                return self._build(source, records)
+            if fast.clean(source.data, screen):
+                return []
+        return self.read(source)
+
     def read(self, source: Source) -> list[Conversation]:
+        return self._build(source, source.records())
+
+    def _build(self, source: Source, records: Iterable[tuple[Line, Any]]) -> list[Conversation]:
         history = _History()
         run: list[tuple[Line, Any]] = []  # lines that are no event: maybe one event torn
-        for line, record in source.records():
+        for line, record in records:
             if record is None or not _event(record):
                 run.append((line, record))
                 continue
