@@ -3,7 +3,8 @@
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
 sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, and of Codex
-rollouts, ``readers/codex/fast.py``; Gemini CLI
+rollouts, ``readers/codex/fast.py``, and of Copilot CLI event logs,
+``readers/copilot_cli/fast.py``; Gemini CLI
 streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every

@@ -169,10 +169,9 @@ def _turns(steps: Iterable[_Step]) -> list[Turn | None]:
             else:
                 messages.append(prompt)
                 results = None
-        elif kind == "system.message":
-            if isinstance(content, str):
-                messages.append([_SYSTEM, None, None])
-                results = None
+        elif kind == "system.message" and isinstance(content, str):
+            messages.append([_SYSTEM, None, None])
+            results = None
     messages.extend(held)
     turns: list[Turn | None] = []
     previous: str | None = None  # the event id of a prompt just before
