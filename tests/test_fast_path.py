@@ -4,7 +4,8 @@ Readers may prove a file (or a conversation) clean without building its model (t
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
 sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, and of Codex
 rollouts, ``readers/codex/fast.py``, and of Copilot CLI event logs,
-``readers/copilot_cli/fast.py``; Gemini CLI
+``readers/copilot_cli/fast.py``; ``opencode export`` documents screened as parsed,
+``readers/opencode/screening.py``; Gemini CLI
 streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
@@ -16,7 +17,9 @@ the repairs applied must be identical.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import FIXTURES, ROOT, _catalog
@@ -487,6 +490,88 @@ def test_the_copilot_fast_path_proves_clean_logs_clean(short: bool, monkeypatch:
     for path in plain:
         report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
         assert (report.reader, report.findings, report.error) == ("copilot-cli", [], None), path
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+OPENCODE = sorted(
+    p for p in FIXTURES.rglob("export*.json") if p.parts[len(FIXTURES.parts)].startswith("opencode")
+)
+
+
+def _opencode_variants(data: bytes) -> list[bytes]:
+    """An ``opencode export`` damaged one message or part at a time, as values (the
+    screen reads the parsed document, ``readers/opencode/screening.py``): a message left
+    out, written twice, of another role or none; an assistant message errored, aborted;
+    a part made empty, blank, a placeholder, a trailing blank, no object, of no type,
+    a tool part running, without its id or with another's, and a step marker alone."""
+    import copy
+    import json
+
+    value = json.loads(data)
+    messages = value["messages"]
+    found: list[Any] = []
+
+    def variant(change: Callable[[list[Any]], object]) -> None:
+        changed = copy.deepcopy(value)
+        change(changed["messages"])
+        found.append(changed)
+
+    for k, message in enumerate(messages):
+        variant(lambda m, k=k: m.pop(k))
+        variant(lambda m, k=k: m.insert(k, copy.deepcopy(m[k])))
+        variant(lambda m, k=k: m[k]["info"].update(role="system"))
+        variant(lambda m, k=k: m[k].update(info=None))
+        variant(lambda m, k=k: m[k]["info"].update(error={"name": "MessageAbortedError", "data": {}}))
+        variant(lambda m, k=k: m[k]["info"].update(error={"name": "APIError", "data": {}}))
+        variant(lambda m, k=k: m[k].update(parts=[{"type": "step-start"}]))
+        for j, part in enumerate(message["parts"]):
+            variant(lambda m, k=k, j=j: m[k]["parts"].__setitem__(j, 7))
+            variant(lambda m, k=k, j=j: m[k]["parts"][j].pop("type"))
+            if part.get("type") == "text":
+                for text in ("", "  ", "[Request interrupted by user]", part.get("text", "") + " \n"):
+                    variant(lambda m, k=k, j=j, text=text: m[k]["parts"][j].update(text=text))
+            if part.get("type") == "tool":
+                variant(lambda m, k=k, j=j: m[k]["parts"][j]["state"].update(status="running"))
+                variant(lambda m, k=k, j=j: m[k]["parts"][j].pop("callID"))
+                variant(lambda m, k=k, j=j: m[k]["parts"][j].update(callID="other"))
+    return [json.dumps(v, indent=2).encode() for v in found]
+
+
+@pytest.mark.parametrize("path", OPENCODE, ids=_id)
+def test_opencode_export_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of an ``opencode export`` lints the same with and without the screen."""
+    for data in _opencode_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert fast.reader == full.reader
+
+
+def test_clean_opencode_exports_are_screened_unbuilt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean exports are not read into a model at all (the full read is made to fail
+    here); an export with findings is."""
+    from transcript_doctor.readers.opencode.reader import OpenCodeReader
+
+    every = [(p, engine.lint_bytes(p.name, p.read_bytes(), _options(False))) for p in OPENCODE]
+    # The screen doubts a final reply ending in a blank (TD102's question, though OpenCode's
+    # final text is never prefill): that session is built.
+    plain = [
+        p
+        for p, report in every
+        if report.reader == "opencode" and not report.findings and p.parent.name != "tui-abort-stream"
+    ]
+    damaged = [p for p, report in every if report.reader == "opencode" and report.findings]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(OpenCodeReader, "read", refuse)
+    assert len(plain) > 5
+    assert damaged
+    for path in plain:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("opencode", [], None), path
     for path in damaged:
         with pytest.raises(AssertionError, match="the full read ran"):
             engine.lint_bytes(path.name, path.read_bytes(), _options(True))
