@@ -328,16 +328,19 @@ CODEX = sorted(
 )
 
 
-def _codex_variants(data: bytes) -> list[bytes]:
+def _codex_variants(data: bytes, tail: bool = False) -> list[bytes]:
     """``_variants`` and damage that keeps every line decodable, one line at a time: what
     the typed proof of a rollout (``readers/codex/fast.py``) regroups and hands to the
     screen.  A reply made empty, blank, given a trailing blank or a placeholder, a
     prompt turned into context or a reply, an output answering another call, a call id
     repeated, a rollback, a compaction without its replacement history, a number beyond
-    a double in a value, and a prompt line written twice."""
+    a double in a value, and a prompt line written twice.  ``tail``: the last 40 lines
+    only (where a long rollout's cut falls), without ``_variants``."""
     lines = data.split(b"\n")
-    found = _variants(data)
-    for i, line in enumerate(lines[:60]):
+    found = [] if tail else _variants(data)
+    for i, line in enumerate(lines if tail else lines[:60]):
+        if tail and i < len(lines) - 40:
+            continue
         for old, new in (
             (b'"type":"output_text","text":"', b'"type":"output_text","text":"","x":"'),
             (b'"type":"output_text","text":"', b'"type":"output_text","text":" \\n","x":"'),
@@ -373,6 +376,16 @@ def test_codex_damage_is_found_by_both_paths(path: Path) -> None:
     for data in _codex_variants(path.read_bytes()):
         fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        if not full.findings or path.stat().st_size > 16_000:
+            continue
+        for unsafe in (False, True):  # a doubted rollout is built from the cut: the same repairs
+            fast_fix, full_fix = (
+                fixer.fix_bytes(path.name, data, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+            assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+                (a.rule, a.line, a.action) for a in full_fix.applied
+            ]
 
 
 # Rollouts of plain turns (prompts, context, replies, reasoning, calls and outputs, one
@@ -388,27 +401,68 @@ CODEX_PLAIN = (
 
 
 def test_the_codex_fast_path_proves_clean_rollouts_clean(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Clean rollouts of plain turns are not read into a model at all (the full read is
-    made to fail here); a rollout with findings, and a legacy one, are."""
-    from transcript_doctor.readers.codex.reader import CodexReader
+    """Clean rollouts of plain turns are not read into a model at all (building is made
+    to fail here); a rollout with findings, and a legacy one, are."""
+    from transcript_doctor.readers.codex import reader
 
     every = sorted([*(FIXTURES / "codex").glob("*.jsonl"), *(FIXTURES / "wild" / "codex").glob("*.jsonl")])
     plain = [p for p in every if p.name in CODEX_PLAIN]
     damaged = [p for p in every if engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
     legacy = FIXTURES / "codex" / "legacy-rollout.jsonl"
 
-    def refuse(self: object, source: object) -> object:
-        raise AssertionError("the full read ran")
+    def refuse(source: object) -> object:
+        raise AssertionError("the model was built")
 
-    monkeypatch.setattr(CodexReader, "read", refuse)
+    monkeypatch.setattr(reader, "History", refuse)
     assert len(plain) == len(CODEX_PLAIN)
     for path in plain:
         report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
         assert (report.reader, report.findings, report.error) == ("codex", [], None), path.name
     assert damaged
     for path in [*damaged, legacy]:
-        with pytest.raises(AssertionError, match="the full read ran"):
+        with pytest.raises(AssertionError, match="the model was built"):
             engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+def test_a_doubted_codex_rollout_is_read_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long rollout with an unanswered call near its end is read from the screen's cut: the
+    lines before it are neither parsed nor built, and the findings are the full read's."""
+    from transcript_doctor import source as source_module
+
+    path = FIXTURES / "codex" / "rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl"
+    data = path.read_bytes()
+    full = engine.lint_bytes(path.name, data, _options(False))
+    assert [f.finding.rule.code for f in full.findings] == ["TD301"]
+    parsed: list[int] = []
+    records = source_module.Source.records
+
+    def counted(self: source_module.Source, lines: object = None) -> object:
+        for line, value in records(self, lines):  # type: ignore[arg-type]
+            parsed.append(line.index)
+            yield line, value
+
+    monkeypatch.setattr(source_module.Source, "records", counted)
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert parsed and min(parsed) > 700
+
+
+def test_doubted_codex_rollouts_build_the_same_from_the_cut() -> None:
+    """Damage at the end of a long rollout (``_codex_variants``, tail): built from the
+    screen's cut, or whole where a call id crosses it, with the full read's findings and
+    repairs (safe and unsafe)."""
+    path = FIXTURES / "codex" / "rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl"
+    for data in _codex_variants(path.read_bytes(), tail=True):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        for unsafe in (False, True):
+            fast_fix, full_fix = (
+                fixer.fix_bytes(path.name, data, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+            assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+                (a.rule, a.line, a.action) for a in full_fix.applied
+            ]
 
 
 COPILOT = sorted(p for p in (FIXTURES / "copilot-cli").rglob("events.jsonl") if "session-state" in p.parts)

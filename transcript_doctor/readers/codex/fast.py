@@ -29,7 +29,7 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -96,25 +96,44 @@ class _Unplain(Exception):
     """Something the screen does not cover: the full read decides."""
 
 
-def clean(data: bytes, screen: Screen) -> bool:
-    """True when no rule can find anything in this rollout (layout ``rollout``)."""
+class Proof(NamedTuple):
+    """What the proof found of a rollout it covers: whether the screen proved it clean
+    (else ``screen.cut`` says where it may be built from), and the line index of the
+    compaction the history restarts from (``Layout.compacted``), if any."""
+
+    clean: bool
+    compacted: int | None
+
+
+def prove(data: bytes, screen: Screen) -> Proof | None:
+    """The screen's answer on a rollout (layout ``rollout``), or None where the proof does
+    not cover it.  Where it covers it, every line parses (no TD001)."""
     if may_overflow(data):
-        return False  # serde_json refuses it (TD001); msgspec would skip it
+        return None  # serde_json refuses it (TD001); msgspec would skip it
     lines = decoded(data, _DECODER)
     if not lines:
-        return False
+        return None
     try:
-        turns = _turns(lines)
+        compacted, turns = _turns(lines)
     except (_Unplain, msgspec.DecodeError, msgspec.ValidationError):
-        return False
-    return screen.clean(turns)
+        return None
+    return Proof(screen.clean(turns), compacted)
 
 
-def _turns(lines: list[_Line]) -> list[Turn | None]:
+def clean(data: bytes, screen: Screen) -> bool:
+    """True when no rule can find anything in this rollout (layout ``rollout``)."""
+    proof = prove(data, screen)
+    return proof is not None and proof.clean
+
+
+def _turns(lines: list[_Line]) -> tuple[int | None, list[Turn | None]]:
+    """The compaction's line index and the turns.  ``decoded`` keeps exactly the lines the
+    source keeps (no blank one decodes), so a line's place in ``lines`` is its index."""
     start = 0  # the last compaction: Codex rebuilds the history from its replacement
+    compacted: int | None = None
     for index in range(len(lines) - 1, -1, -1):
         if lines[index].type == "compacted" and lines[index].payload is not None:
-            start = index
+            start = compacted = index
             break
     regroup = _Regroup()
     first = lines[start]
@@ -123,23 +142,24 @@ def _turns(lines: list[_Line]) -> list[Turn | None]:
         if replacement == _NULL:
             raise _Unplain  # the summary-only compaction: read in full
         for item in _HISTORY.decode(replacement):
-            regroup.add(item, False)
+            regroup.add(item, None)
         start += 1
-    for line in lines[start:]:
-        kind = line.type
+    for index in range(start, len(lines)):
+        line = lines[index]
         payload = line.payload
         if payload is None:
             continue
-        if kind == "response_item":
-            regroup.add(payload, True)
-        elif kind == "event_msg" and payload.type == "thread_rolled_back":
+        if line.type == "response_item":
+            regroup.add(payload, index)
+        elif line.type == "event_msg" and payload.type == "thread_rolled_back":
             raise _Unplain
-    return regroup.turns()
+    return compacted, regroup.turns()
 
 
 class _Regroup:
     """``history.History`` reduced to what the screen reads: the same messages in the same
-    order, each a list ``[kind, texts, call ids]``."""
+    order, each a list ``[kind, texts, call ids]`` (a prompt or context: ``[kind, raw
+    content, its line index or None]``)."""
 
     def __init__(self) -> None:
         self.messages: list[list[Any]] = []
@@ -147,12 +167,13 @@ class _Regroup:
         self.results: list[Any] | None = None  # the open run of outputs
         self.held: list[list[Any]] = []  # context waiting behind outputs
 
-    def add(self, item: _Payload, from_line: bool) -> None:
+    def add(self, item: _Payload, line: int | None) -> None:
+        """One item, read from the line of index ``line`` (None: from a replacement history)."""
         kind = item.type
         if kind not in _READ_KINDS:
             return  # ghost_snapshot and unknown newer kinds: no message
         if kind == "message":
-            self._message(item, from_line)
+            self._message(item, line)
         elif kind == "reasoning":
             self._turn()  # a thinking part: content, never a text the rules read
         elif kind in _CALLS:
@@ -161,7 +182,7 @@ class _Regroup:
                 raise _Unplain
             self._turn()[2].append(call_id)
         elif kind in CONTEXT_ITEMS:
-            self._context()
+            self._context(line)
         elif kind in RESULT_ITEMS:
             call_id = item.call_id
             if not isinstance(call_id, str):
@@ -174,7 +195,7 @@ class _Regroup:
         else:
             raise _Unplain
 
-    def _message(self, item: _Payload, from_line: bool) -> None:
+    def _message(self, item: _Payload, line: int | None) -> None:
         role = item.role
         if role == "assistant":
             texts = _reply_texts(_CONTENT.decode(item.content))
@@ -187,13 +208,13 @@ class _Regroup:
             self._flush()
             self.run = self.results = None
             # A prompt line keeps its content's bytes: TD403 compares whole lines.
-            self.messages.append([_PROMPT, item.content if from_line else None, None])
+            self.messages.append([_PROMPT, None if line is None else item.content, line])
         else:
-            self._context()
+            self._context(line)
 
-    def _context(self) -> None:
+    def _context(self, line: int | None) -> None:
         self.run = None
-        self.held.append([_CONTEXT, None, None])
+        self.held.append([_CONTEXT, None, line])
 
     def _flush(self) -> None:
         if self.held:
@@ -214,6 +235,8 @@ class _Regroup:
         turns: list[Turn | None] = []
         previous: msgspec.Raw | None = None  # the content of a prompt line just before
         for kind, texts, ids in self.messages:
+            # A prompt or context line is where a doubted rollout may be built from: after
+            # a model turn, the full read's state there is a new History's (nothing held).
             if kind == _TURN:
                 turns.append((ASSISTANT, "".join(texts) if texts else None, tuple(ids)))
             elif kind == _OUTPUTS:
@@ -221,7 +244,7 @@ class _Regroup:
             else:
                 if kind == _PROMPT and texts is not None and texts == previous:
                     raise _Unplain  # two prompt lines alike in a row: TD403 compares their bytes
-                turns.append((OTHER, None, ()))
+                turns.append((OTHER, None, () if ids is None else (ids,)))
             previous = texts if kind == _PROMPT else None
         return turns
 

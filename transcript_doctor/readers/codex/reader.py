@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from transcript_doctor.analysis.screen import from_cut
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.codex.history import At, History
-from transcript_doctor.source import STRICT, Container, Source
+from transcript_doctor.source import STRICT, Container, Line, Source
 
 if TYPE_CHECKING:
     from transcript_doctor.analysis.screen import Screen
@@ -147,13 +148,31 @@ class CodexReader(Reader):
         return None
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        """Nothing for a rollout the typed fast path proves clean (``fast``), else all of it."""
+        """Nothing for a rollout the typed fast path proves clean (``fast``); one it covers
+        but the screen doubts is read from the screen's cut (every line is known to parse,
+        nothing before the cut can be flagged); anything else in full."""
         if screen is not None and _layout(source.head()) == ROLLOUT:
             from transcript_doctor.readers.codex import fast  # msgspec: loaded on first use
 
-            if fast.clean(source.data, screen):
-                return []
+            proof = fast.prove(source.data, screen)
+            if proof is not None:
+                if proof.clean:
+                    return []
+                if screen.cut:
+                    compacted = proof.compacted
+                    return [from_cut(screen, lambda start: self._from(source, start, compacted))]
         return self.read(source)
+
+    def _from(self, source: Source, start: int, compacted: int | None) -> Conversation:
+        """The conversation from line ``start`` on (a screen's cut after the last compaction,
+        whose line index is ``compacted``; 0: all of it)."""
+        if not start:
+            return self.read(source)[0]
+        history = History(source)
+        for line, record in source.records(source.lines[start:]):
+            if isinstance(record, dict):
+                _rollout_line(history, line, record)
+        return Conversation(history.finish(), self.dialect, ref=Layout(ROLLOUT, compacted))
 
     def read(self, source: Source) -> list[Conversation]:
         history = History(source)
@@ -170,16 +189,23 @@ class CodexReader(Reader):
                 # The meta and state lines have no `type`: the history skips them.
                 history.add(record, At(line.number, line.index, None, "", line))
                 continue
-            rollout_type = record.get("type")
             payload = record.get("payload")
-            if rollout_type == "response_item":
-                history.add(payload, At(line.number, line.index, None, "/payload", line))
-            elif rollout_type == "compacted" and isinstance(payload, dict):
+            if record.get("type") == "compacted" and isinstance(payload, dict):
                 compacted = line.index
                 _compact(history, payload, line.number, line.index)
-            elif rollout_type == "event_msg" and isinstance(payload, dict):
-                _event(history, payload)
+            else:
+                _rollout_line(history, line, record)
         return [Conversation(history.finish(), self.dialect, ref=Layout(kind, compacted))]
+
+
+def _rollout_line(history: History, line: Line, record: dict[str, Any]) -> None:
+    """A rollout line other than a compaction: an item, or the event that rolls back."""
+    rollout_type = record.get("type")
+    payload = record.get("payload")
+    if rollout_type == "response_item":
+        history.add(payload, At(line.number, line.index, None, "/payload", line))
+    elif rollout_type == "event_msg" and isinstance(payload, dict):
+        _event(history, payload)
 
 
 def _last_compaction(source: Source) -> int:
