@@ -468,7 +468,7 @@ def test_doubted_codex_rollouts_build_the_same_from_the_cut() -> None:
 COPILOT = sorted(p for p in (FIXTURES / "copilot-cli").rglob("events.jsonl") if "session-state" in p.parts)
 
 
-def _copilot_variants(data: bytes) -> list[bytes]:
+def _copilot_variants(data: bytes, tail: bool = False) -> list[bytes]:
     """Damage that keeps every line an event, one line at a time: what the proof of an
     event log (``readers/copilot_cli/fast.py``) replays and hands to the screen.  A reply
     made empty, blank, given a trailing blank or a placeholder, a call or completion
@@ -477,7 +477,9 @@ def _copilot_variants(data: bytes) -> list[bytes]:
     and a line of another envelope."""
     lines = data.split(b"\n")
     found: list[bytes] = []
-    for i, line in enumerate(lines[:40]):
+    for i, line in enumerate(lines if tail else lines[:40]):
+        if tail and i < len(lines) - 25:
+            continue  # ``tail``: the last lines only
         for old, new in (
             (b'"model":"fake-model","content":"', b'"model":"fake-model","content":"","x":"'),
             (b'"model":"fake-model","content":"', b'"model":"fake-model","content":" \\n","x":"'),
@@ -512,7 +514,8 @@ def test_copilot_damage_is_found_by_both_paths(
     path: Path, short: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every variant of a Copilot event log lints the same with and without the fast path,
-    screened from the records detection parsed (a short log) and decoded by msgspec."""
+    screened from the records detection parsed (a short log) and decoded by msgspec (a
+    doubted one then read from the screen's cut, and repaired the same)."""
     from transcript_doctor.readers.copilot_cli import reader
 
     if not short:
@@ -521,6 +524,53 @@ def test_copilot_damage_is_found_by_both_paths(
     for variant in [*_copilot_variants(data), *(_variants(data) if short else [])]:
         fast, full = (engine.lint_bytes(path.name, variant, _options(screen)) for screen in (True, False))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        if short or not full.findings:
+            continue
+        # A doubted log is read from the screen's cut: the same repairs.
+        fast_fix, full_fix = (
+            fixer.fix_bytes(path.name, variant, _options(screen, True)) for screen in (True, False)
+        )
+        assert fast_fix.after == full_fix.after
+        assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+            (a.rule, a.line, a.action) for a in full_fix.applied
+        ]
+
+
+def test_doubted_copilot_logs_build_the_same_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long log (a recorded one's turns told six times, ids made unique) damaged near its
+    end is read from the screen's cut, with the full read's findings and repairs."""
+    from transcript_doctor.readers.copilot_cli.reader import CopilotCliReader
+
+    lines = (FIXTURES / "copilot-cli" / "tools").rglob("events.jsonl").__next__().read_bytes().split(b"\n")
+    body = b"\n".join(lines[1:]).strip(b"\n")
+    told = [
+        body.replace(b'"id":"', b'"id":"%d-' % k).replace(b'"toolCallId":"', b'"toolCallId":"%d-' % k)
+        for k in range(6)
+    ]
+    data = b"\n".join([lines[0], *told]) + b"\n"
+    assert not engine.lint_bytes("events.jsonl", data, _options(False)).findings
+    cuts: list[int] = []
+    build = CopilotCliReader._from
+
+    def counted(self: CopilotCliReader, source: Any, start: int) -> Any:
+        cuts.append(start)
+        return build(self, source, start)
+
+    monkeypatch.setattr(CopilotCliReader, "_from", counted)
+    for variant in _copilot_variants(data, tail=True):
+        fast, full = (
+            engine.lint_bytes("events.jsonl", variant, _options(screen)) for screen in (True, False)
+        )
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        for unsafe in (False, True):
+            fast_fix, full_fix = (
+                fixer.fix_bytes("events.jsonl", variant, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+            assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+                (a.rule, a.line, a.action) for a in full_fix.applied
+            ]
+    assert max(cuts) > len(data.split(b"\n")) // 2
 
 
 @pytest.mark.parametrize("short", [True, False], ids=["parsed", "typed"])

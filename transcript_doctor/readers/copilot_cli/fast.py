@@ -69,15 +69,22 @@ class _Unplain(Exception):
     """Something the screen does not cover: the full read decides."""
 
 
-def clean(data: bytes, screen: Screen) -> bool:
-    """True when no rule can find anything in this event log."""
+def prove(data: bytes, screen: Screen) -> bool | None:
+    """The screen's answer on an event log (False: ``screen.cut`` says where it may be
+    built from), or None where the proof does not cover it.  Where it covers it, every
+    line is an event that parses."""
     events = decoded(data, _DECODER)
     if not events:
-        return False
+        return None
     try:
         return screen.clean(_turns(map(_typed, events)))
     except _Unplain:
-        return False
+        return None
+
+
+def clean(data: bytes, screen: Screen) -> bool:
+    """True when no rule can find anything in this event log."""
+    return prove(data, screen) is True
 
 
 def clean_records(records: list[tuple[Line, Any]], screen: Screen) -> bool:
@@ -134,12 +141,16 @@ def _parsed(item: tuple[Line, Any]) -> _Step:
 
 def _turns(steps: Iterable[_Step]) -> list[Turn | None]:
     """``reader._History`` reduced to what the screen reads: the same messages in the
-    same order, each a list ``[kind, text or event id, call ids]``."""
+    same order, each a list ``[kind, text or event id, call ids or line index]``."""
     messages: list[list[Any]] = []
     calls: set[str] = set()  # open calls (no completion yet)
     held: list[list[Any]] = []  # late prompts waiting for the open calls' results
     results: list[Any] | None = None  # the tool messages right after the last call
-    for kind, agent, event_id, content, requested, completed, delivery in steps:
+    # Every line is one step (``decoded`` and the source keep the same lines), so a step's
+    # place is its line's index: a prompt or system message there is where a doubted log
+    # may be built from (after a model turn every call is answered and nothing is held:
+    # the full read's state there is a new _History's).
+    for index, (kind, agent, event_id, content, requested, completed, delivery) in enumerate(steps):
         if agent is not None:
             continue  # a sub-agent's: not replayed
         if kind == "assistant.message":
@@ -163,14 +174,13 @@ def _turns(steps: Iterable[_Step]) -> list[Turn | None]:
                 held = []
                 results = None
         elif kind == "user.message":
-            prompt = [_PROMPT, event_id, None]
             if calls and isinstance(delivery, str) and delivery in LATE_DELIVERY:
-                held.append(prompt)
+                held.append([_PROMPT, event_id, None])  # read where it was not written
             else:
-                messages.append(prompt)
+                messages.append([_PROMPT, event_id, index])
                 results = None
         elif kind == "system.message" and isinstance(content, str):
-            messages.append([_SYSTEM, None, None])
+            messages.append([_SYSTEM, None, index])
             results = None
     messages.extend(held)
     turns: list[Turn | None] = []
@@ -183,6 +193,6 @@ def _turns(steps: Iterable[_Step]) -> list[Turn | None]:
         else:
             if kind == _PROMPT and text == previous:
                 raise _Unplain  # the same event twice in a row: TD403 compares them
-            turns.append((OTHER, None, ()))
+            turns.append((OTHER, None, () if ids is None else (ids,)))
         previous = text if kind == _PROMPT else None
     return turns

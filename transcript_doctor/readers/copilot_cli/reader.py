@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from transcript_doctor.analysis.screen import from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.copilot_cli import torn
@@ -121,7 +122,9 @@ class CopilotCliReader(Reader):
         return None
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        """Nothing for a log the typed fast path proves clean (``fast``), else all of it."""
+        """Nothing for a log the fast path proves clean (``fast``); a long one it covers but
+        the screen doubts is read from the screen's cut (every line is an event that
+        parses, nothing before the cut can be flagged); anything else in full."""
         if screen is not None:
             from transcript_doctor.readers.copilot_cli import fast  # msgspec: loaded on first use
 
@@ -132,12 +135,20 @@ class CopilotCliReader(Reader):
                 if fast.clean_records(records, screen) and not source.errors:
                     return []
                 return self._build(source, records)
-            if fast.clean(source.data, screen):
+            proof = fast.prove(data, screen)
+            if proof:
                 return []
+            if proof is not None and screen.cut:
+                return [from_cut(screen, lambda start: self._from(source, start))]
         return self.read(source)
 
     def read(self, source: Source) -> list[Conversation]:
         return self._build(source, source.records())
+
+    def _from(self, source: Source, start: int) -> Conversation:
+        """The conversation from line ``start`` on (a screen's cut; 0: all of it)."""
+        lines = source.lines[start:] if start else None
+        return self._build(source, source.records(lines))[0]
 
     def _build(self, source: Source, records: Iterable[tuple[Line, Any]]) -> list[Conversation]:
         history = _History()
