@@ -10,7 +10,7 @@ full, so the findings are the full read's.
 
 What the proof does not handle falls back to the full read (``clean`` returns False):
 
-- a line that is no event exactly as ``reader._event`` asks it (a key the envelope does not
+- a line that is no event exactly as ``envelope.is_event`` asks it (a key the envelope does not
   have, one it needs missing, a field of another type), a torn or glued line, a line of
   blanks, a BOM, NUL bytes, a lone surrogate escape (msgspec refuses it; JSON.parse reads
   it, and the full read decides), and invalid UTF-8 anywhere (the CLI reads it as U+FFFD,
@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
-from transcript_doctor.readers.copilot_cli.reader import LATE_DELIVERY, _event
+from transcript_doctor.readers.copilot_cli.envelope import LATE_DELIVERY, is_event
 from transcript_doctor.readers.typed_lines import decoded
 from transcript_doctor.source import Line
 
@@ -48,7 +48,7 @@ class _Data(msgspec.Struct):
 
 
 class _Event(msgspec.Struct, forbid_unknown_fields=True):
-    """``reader._event``: exactly the envelope's keys, the required ones present."""
+    """``envelope.is_event``: exactly the envelope's keys, the required ones present."""
 
     type: str
     data: _Data
@@ -89,7 +89,7 @@ def clean(data: bytes, screen: Screen) -> bool:
 
 def clean_records(records: list[tuple[Line, Any]], screen: Screen) -> bool:
     """``clean`` on records the source has parsed (a short log: detection parsed them all),
-    every one an event (``reader._event``), else False."""
+    every one an event (``envelope.is_event``), else False."""
     try:
         return screen.clean(_turns(map(_parsed, records)))
     except _Unplain:
@@ -114,7 +114,7 @@ def _typed(event: _Event) -> _Step:
 
 def _parsed(item: tuple[Line, Any]) -> _Step:
     record = item[1]
-    if not _event(record):
+    if not is_event(record):
         raise _Unplain  # maybe one event torn across lines: the full read mends it
     data = record["data"]
     kind = record["type"]

@@ -24,6 +24,7 @@ from transcript_doctor.analysis.screen import from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.copilot_cli import torn
+from transcript_doctor.readers.copilot_cli.envelope import LATE_DELIVERY, is_event
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
 from transcript_doctor.source import HEAD_RECORDS, NODE, Container, Line, Source
 
@@ -33,10 +34,6 @@ if TYPE_CHECKING:
     from transcript_doctor.analysis.screen import Screen
 
 REASON = "Copilot CLI event log (session.start by copilot-agent)"
-# The envelope (SDK `SessionEvent`): `ephemeral` events are "not persisted", so the key is
-# accepted but never seen on disk (1.0.102 wrote none).
-ENVELOPE_KEYS = frozenset({"type", "data", "agentId", "id", "timestamp", "parentId", "ephemeral"})
-REQUIRED_KEYS = frozenset({"type", "data", "id", "timestamp", "parentId"})
 # Event types only this log has, for a file whose session.start line was lost (torn, cut).
 CORE_TYPES = frozenset(
     {
@@ -51,35 +48,10 @@ CORE_TYPES = frozenset(
     }
 )
 BACKUP_NAME = "events.jsonl.backup-before-recovery-"
-# Queued and steering prompts arrive while the agent is busy (SDK `UserMessageDelivery`);
-# where the CLI puts them in the replayed history when they were recorded between a call
-# and its result is unconfirmed: they are read after the open calls' results, never as
-# a prompt that displaces them.
-LATE_DELIVERY = frozenset({"steering", "queued"})
 # A short log (of fewer lines than this and bytes) is screened from the records detection
 # parsed (``HEAD_RECORDS`` of them) instead of decoded again.
 _SHORT_LINES = 2 * HEAD_RECORDS
 _SHORT_BYTES = 1 << 16
-
-
-def _event(record: Any) -> bool:
-    """The envelope: the required keys with their types, no key it does not have (asked
-    of every line, twice on a short log: lookups first, the key set only when longer)."""
-    if not isinstance(record, dict):
-        return False
-    try:
-        parent = record["parentId"]
-        if not (
-            isinstance(record["type"], str)
-            and isinstance(record["data"], dict)
-            and isinstance(record["id"], str)
-            and isinstance(record["timestamp"], str)
-            and (parent is None or isinstance(parent, str))
-        ):
-            return False
-    except KeyError:
-        return False  # a required key is missing
-    return len(record) == len(REQUIRED_KEYS) or record.keys() <= ENVELOPE_KEYS
 
 
 def _started(record: Any) -> bool:
@@ -104,7 +76,7 @@ class CopilotCliReader(Reader):
         if source.container is not Container.JSONL:
             return None
         head = source.head()
-        events = [r for r in head if _event(r)]
+        events = [r for r in head if is_event(r)]
         if not events:
             return None
         if os.path.basename(source.path).startswith(BACKUP_NAME):
@@ -154,7 +126,7 @@ class CopilotCliReader(Reader):
         history = _History()
         run: list[tuple[Line, Any]] = []  # lines that are no event: maybe one event torn
         for line, record in records:
-            if record is None or not _event(record):
+            if record is None or not is_event(record):
                 run.append((line, record))
                 continue
             if run:
@@ -185,7 +157,7 @@ def _mend(source: Source, run: list[tuple[Line, Any]], history: _History) -> Non
         line, record = run[index]
         found = None
         if not (index == 0 and line.index == 0 and source.bom):
-            found = torn.rejoin(source.data, lines[index:], _event)
+            found = torn.rejoin(source.data, lines[index:], is_event)
         if found is None:
             _add(history, line, record)
             index += 1
