@@ -447,6 +447,45 @@ def test_a_doubted_codex_rollout_is_read_from_the_cut(monkeypatch: pytest.Monkey
     assert parsed and min(parsed) > 700
 
 
+def test_a_doubted_compacted_rollout_leaves_the_lines_before_its_compaction_unparsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rollout the proof covers but the screen doubts with no cut (an orphan output right
+    after the compaction) is built from the compaction on: the lines before it, known to
+    parse, are not parsed again for TD001, and the findings are the full read's."""
+    from transcript_doctor import source as source_module
+
+    path = (
+        FIXTURES
+        / "codex"
+        / "excerpt-compacted-rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    )
+    lines = path.read_bytes().split(b"\n")
+    compaction = next(i for i, line in enumerate(lines) if b'"type":"compacted"' in line)
+    last = max(i for i, line in enumerate(lines) if b'"type":"function_call_output","call_id":"' in line)
+    lines[last] = lines[last].replace(b'"call_id":"', b'"call_id":"other-', 1)
+    data = b"\n".join(lines)
+    full = engine.lint_bytes(path.name, data, _options(False))
+    assert [f.finding.rule.code for f in full.findings] == ["TD306", "TD302"]
+    read: list[int] = []
+    records, one = source_module.Source.records, source_module.Source.record
+
+    def counted(self: source_module.Source, lines: object = None) -> object:
+        for line, value in records(self, lines):  # type: ignore[arg-type]
+            read.append(line.index)
+            yield line, value
+
+    def counted_one(self: source_module.Source, line: Any) -> Any:
+        read.append(line.index)
+        return one(self, line)
+
+    monkeypatch.setattr(source_module.Source, "records", counted)
+    monkeypatch.setattr(source_module.Source, "record", counted_one)
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert read and min(read) == compaction
+
+
 def test_doubted_codex_rollouts_build_the_same_from_the_cut() -> None:
     """Damage at the end of a long rollout (``_codex_variants``, tail): built from the
     screen's cut, or whole where a call id crosses it, with the full read's findings and

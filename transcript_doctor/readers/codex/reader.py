@@ -149,8 +149,9 @@ class CodexReader(Reader):
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a rollout the typed fast path proves clean (``fast``); one it covers
-        but the screen doubts is read from the screen's cut (every line is known to parse,
-        nothing before the cut can be flagged); anything else in full."""
+        but the screen doubts is read from the screen's cut (nothing before it can be
+        flagged), and without parsing again the lines before its compaction (every line
+        is known to parse: no TD001 there); anything else in full."""
         if screen is not None and _layout(source.head()) == ROLLOUT:
             from transcript_doctor.readers.codex import fast  # msgspec: loaded on first use
 
@@ -158,16 +159,16 @@ class CodexReader(Reader):
             if proof is not None:
                 if proof.clean:
                     return []
-                if screen.cut:
-                    compacted = proof.compacted
-                    return [from_cut(screen, lambda start: self._from(source, start, compacted))]
+                compacted = proof.compacted
+                return [from_cut(screen, lambda start: self._from(source, start, compacted))]
         return self.read(source)
 
     def _from(self, source: Source, start: int, compacted: int | None) -> Conversation:
-        """The conversation from line ``start`` on (a screen's cut after the last compaction,
-        whose line index is ``compacted``; 0: all of it)."""
+        """The conversation of a rollout the proof covers (every line parses) from line
+        ``start`` on (a screen's cut after the last compaction, whose line index is
+        ``compacted``; 0: all of it, the lines before the compaction left unparsed)."""
         if not start:
-            return self.read(source)[0]
+            return self._whole(source, proven=True)
         history = History(source)
         for line, record in source.records(source.lines[start:]):
             if isinstance(record, dict):
@@ -175,12 +176,16 @@ class CodexReader(Reader):
         return Conversation(history.finish(), self.dialect, ref=Layout(ROLLOUT, compacted))
 
     def read(self, source: Source) -> list[Conversation]:
+        return [self._whole(source, proven=False)]
+
+    def _whole(self, source: Source, proven: bool) -> Conversation:
+        """The whole conversation; ``proven``: every line is known to parse (``fast``)."""
         history = History(source)
         kind = _layout(source.head())
         compacted: int | None = None
         lines = source.lines
         start = 0 if kind == LEGACY else _last_compaction(source)
-        for line in lines[:start]:
+        for line in [] if proven else lines[:start]:
             source.record(line)  # only for TD001: the compaction replaces what they held
         for line, record in source.records(lines[start:]):
             if not isinstance(record, dict):
@@ -195,7 +200,7 @@ class CodexReader(Reader):
                 _compact(history, payload, line.number, line.index)
             else:
                 _rollout_line(history, line, record)
-        return [Conversation(history.finish(), self.dialect, ref=Layout(kind, compacted))]
+        return Conversation(history.finish(), self.dialect, ref=Layout(kind, compacted))
 
 
 def _rollout_line(history: History, line: Line, record: dict[str, Any]) -> None:
