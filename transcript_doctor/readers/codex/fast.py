@@ -108,10 +108,8 @@ class Proof(NamedTuple):
 def prove(data: bytes, screen: Screen) -> Proof | None:
     """The screen's answer on a rollout (layout ``rollout``), or None where the proof does
     not cover it.  Where it covers it, every line parses (no TD001)."""
-    if may_overflow(data):
-        return None  # serde_json refuses it (TD001); msgspec would skip it
-    lines = decoded(data, _DECODER)
-    if not lines:
+    lines = decoded(data, _DECODER)  # first: a torn last line fails at once
+    if not lines or may_overflow(data):  # serde_json refuses such a number; msgspec skips it
         return None
     try:
         compacted, turns = _turns(lines)
