@@ -2,11 +2,15 @@
 
 Readers may prove a file (or a conversation) clean without building its model (the
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
-sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, and of Codex
-rollouts, ``readers/codex/fast.py``, and of Copilot CLI event logs,
+sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, of Mistral
+Vibe sessions, ``readers/mistral_vibe/fast.py``, of openworker conversations,
+``readers/openworker/fast.py``, of Qwen Code sessions, ``readers/qwen_code/fast.py``, of
+Codex rollouts, ``readers/codex/fast.py``, and of Copilot CLI event logs,
 ``readers/copilot_cli/fast.py``; ``opencode export`` documents screened as parsed,
-``readers/opencode/screening.py``; Gemini CLI
-streams replayed from typed records, ``readers/gemini_cli/fast.py``), and detection asks only the readers whose
+``readers/opencode/screening.py``; Gemini CLI streams replayed from typed records,
+``readers/gemini_cli/fast.py``, a line that does not decode read alone; Gemini CLI sessions and Qwen Code chains screened from their
+records or their built conversation, ``gemini_cli/reader._plain_turns`` and
+``gemini_content.screen_turns``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds.  ``engine.Options.screen`` turns every such
 shortcut off.  Here every fixture and every
 file of the shared corpus (``shared/corpus`` beside the checkout, as the developers'
@@ -17,6 +21,8 @@ the repairs applied must be identical.
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -319,6 +325,527 @@ def test_gemini_cli_streams_are_replayed_from_typed_records(monkeypatch: pytest.
             fast = engine.lint_bytes(path.name, data, _options(True))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings], path.name
     assert checked > 10
+
+
+VIBE = sorted(
+    p
+    for p in (FIXTURES / "mistral-vibe").rglob("messages*.jsonl")
+    if p.stat().st_size < 40_000 and ("sessions" in p.parts or "damaged" in p.parts)
+)
+
+
+def _vibe_variants(data: bytes) -> list[bytes]:
+    """``_variants``, and a Vibe line's own fields damaged: a key the screen does not
+    read, ``content`` or ``tool_call_id`` of another type, a call without its id, an
+    invalid byte, a lone surrogate, a raw control character and a number beyond a double
+    where msgspec skips them (a call's arguments, ``message_id``), NaN, nesting deeper
+    than orjson takes, empty lines, and a BOM."""
+    found = _variants(data)
+    deep = b"[" * 1100 + b"]" * 1100
+    for old, new in (
+        (b'"content": "', b'"content": "\xff'),
+        (b'"content": "', b'"reasoning_content": "x", "content": "'),
+        (b'"content": "', b'"content": 7, "x": "'),
+        (b'"content": "', b'"content": null, "x": "'),
+        (b'"tool_call_id": "', b'"tool_call_id": 1, "x": "'),
+        (b'"id": "', b'"id": null, "x": "'),
+        (b'"arguments": "', b'"arguments": "\xc3\x28'),
+        (b'"arguments": "', b'"arguments": "\\udc00'),
+        (b'"arguments": "', b'"arguments": "\x01'),
+        (b'"message_id": "', b'"message_id": 1e400, "x": "'),
+        (b'"message_id": "', b'"message_id": NaN, "x": "'),
+        (b'"message_id": "', b'"message_id": ' + deep + b', "x": "'),
+        (b'"injected": false', b'"injected": "no"'),
+        (b'"reasoning_content": "', b'"reasoning_content": " ", "x": "'),
+        (b'"reasoning_content": "', b'"reasoning_content": 5, "y": "'),
+        (b'"content": "', b'"reasoning_content": "hm", "content": "'),
+        (b'"content": "', b'"reasoning_content": "hm", "content": " ", "x": "'),
+        (b'"content": "', b'"reasoning_content": "hm", "content": "", "x": "'),
+        (b'"content": "', b'"images": [], "content": "'),
+        (b"\n", b"\n\n"),
+        (b"\n", b"\r\n"),
+    ):
+        start = data.find(old)
+        while start >= 0:
+            found.append(data[:start] + new + data[start + len(old) :])
+            start = data.find(old, start + 1)
+    found += [b"\n" + data, b"\xef\xbb\xbf" + data, data + b"\n"]
+    return found
+
+
+@pytest.mark.parametrize("path", VIBE, ids=lambda p: p.parent.name)
+def test_mistral_vibe_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a Mistral Vibe session lints the same with and without the typed
+    fast path (``readers/mistral_vibe/fast.py``)."""
+    name = f"{path.parent.name}/messages.jsonl"  # Vibe's own path when it is one
+    for data in _vibe_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)
+
+
+def test_the_mistral_vibe_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Vibe sessions of text and tool exchanges are not parsed into dicts at all (the
+    line parser is made to fail); a session with findings is read in full."""
+    from transcript_doctor.source import Source
+
+    recorded = [p for p in VIBE if "sessions" in p.parts]
+    clean = [p for p in recorded if not engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+    damaged = [p for p in VIBE if engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+
+    def refuse(self: object, lines: object = None) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(Source, "records", refuse)
+    proved = 0
+    for path in clean:
+        data = path.read_bytes()
+        roles = [json.loads(line)["role"] for line in data.splitlines()]
+        if any(a == b == "user" for a, b in itertools.pairwise(roles)):
+            continue  # two prompts in a row (TD403 possible)
+        report = engine.lint_bytes(path.name, data, _options(True))
+        assert (report.reader, report.findings, report.error) == ("mistral-vibe", [], None), path
+        proved += 1
+    assert proved >= 15
+    assert damaged
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+ANTHROPIC_DOCUMENTS = sorted(
+    p
+    for p in (FIXTURES / "anthropic-messages").glob("*.json")
+    if p.stat().st_size < 200_000 and p.name not in ("task_metadata.json", "ui_messages.json")
+)
+
+
+def _message_list_variants(value: object) -> list[object]:
+    """A message list changed one message at a time: left out, written twice, its content
+    emptied, made a string, made a whitespace text or given a Roo reasoning block or an
+    unsigned thinking block first, its blocks reordered, one left out or written twice,
+    its first text alone, a result block added; and a Roo reasoning item put before it."""
+    items = value if isinstance(value, list) else value["messages"]  # type: ignore[index]
+    found: list[list[object]] = []
+    for i, item in enumerate(items[:40]):
+        before, after = items[:i], items[i + 1 :]
+        changed: list[list[object]] = [[], [item, item], [{"type": "reasoning", "summary": []}, item]]
+        if isinstance(item, dict):
+            content = item.get("content")
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
+            for new in (
+                [],
+                "",
+                " ",
+                "Done.\n",
+                [{"type": "reasoning", "text": "hm"}, *blocks],
+                [{"type": "thoughtSignature", "thoughtSignature": "c2ln"}, *blocks],
+                [{"type": "reasoning", "text": ""}],
+                [{"type": "thinking", "thinking": "hm"}, *blocks],
+                blocks[1:],
+                # Cline's text answers: reordered, one left out or written twice, alone as
+                # a string, beside a result block.
+                blocks[::-1],
+                [*blocks[:1], *blocks],
+                [*blocks[:1], *blocks[2:]],
+                str(blocks[0].get("text", "")) if blocks and isinstance(blocks[0], dict) else "",
+                [*blocks, {"type": "tool_result", "tool_use_id": "toolu_x", "content": "ok"}],
+            ):
+                changed.append([{**item, "content": new}])
+        found += [[*before, *change, *after] for change in changed]
+    if isinstance(value, list):
+        return list(found)
+    return [{**value, "messages": messages} for messages in found]  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize("path", ANTHROPIC_DOCUMENTS, ids=lambda p: p.name)
+def test_anthropic_message_list_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of an Anthropic / Cline / Roo Code message list lints the same with and
+    without the screen (bookkeeping keys, Roo reasoning items and blocks are screened)."""
+    for value in _message_list_variants(json.loads(path.read_bytes())):
+        data = json.dumps(value).encode()
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)
+
+
+def test_a_doubted_mistral_vibe_session_is_read_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session the typed proof covers and the screen doubts is parsed only from the
+    screen's cut (the lines before it are never parsed into dicts), and finds what the
+    full read finds."""
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.source import Source
+
+    path = (
+        FIXTURES
+        / "mistral-vibe"
+        / "tools"
+        / "sessions"
+        / "session_20261202_003735_343a3d07"
+        / "messages.jsonl"
+    )
+    lines = path.read_bytes().splitlines(keepends=True)
+    data = b"".join([*lines, lines[0]])  # a new prompt after the last answer: nothing to flag
+    data += b'{"role": "assistant", "content": "", "injected": false, "message_id": "m-empty"}\n'  # TD103
+    full = engine.lint_bytes(path.name, data, _options(False))
+    assert [f.finding.rule.code for f in full.findings] == ["TD103"]
+    parsed: list[int] = []
+    records = Source.records
+
+    def counting(self: Source, chosen: object = None) -> object:
+        for line, value in records(self, chosen):  # type: ignore[arg-type]
+            parsed.append(line.index)
+            yield line, value
+
+    monkeypatch.setattr(Source, "records", counting)
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert parsed == list(range(len(lines), len(lines) + 2))
+    source = sniff(path.name, data)
+    reader = readers.by_name("mistral-vibe")
+    assert reader is not None
+    (built,) = reader.read_screened(source, Screen(_options(True).catalog))
+    assert built.messages[0].origin.line == len(lines) + 1
+
+
+OPENWORKER = sorted((FIXTURES / "openworker").glob("*.jsonl"))
+
+
+def _openworker_variants(data: bytes) -> list[bytes]:
+    """``_variants``, and an openworker line's own fields damaged: a role, kind, id, ``ts``
+    or sidecar of another type, a thinking block unsigned or of another kind, a content
+    part that is no text, a stamp shared by two prompts, an invalid byte, a number beyond
+    a double and nesting where msgspec skips them, NaN, empty lines, and a BOM."""
+    found = _variants(data)
+    deep = b"[" * 1100 + b"]" * 1100
+    for old, new in (
+        (b'"role": "user"', b'"role": 5'),
+        (b'"role": "assistant"', b'"role": "model"'),
+        (b'"kind": "', b'"kind": 1, "x": "'),
+        (b'"tool_call_id": "', b'"tool_call_id": null, "x": "'),
+        (b'"id": "', b'"id": 7, "x": "'),
+        (b'"id": "', b'"id": null, "x": "'),
+        (b'"ts": ', b'"ts": true, "x": '),
+        (b'"ts": ', b'"ts": "1", "x": '),
+        (b'"ts": ', b'"ts": 1786543211.7514741, "x": '),
+        (b'"ts": ', b'"ts": 1e400, "x": '),
+        (b'"ts": ', b'"ts": NaN, "x": '),
+        (b'"_anthropic": {', b'"_anthropic": "x", "y": {'),
+        (b'"blocks": [', b'"blocks": {"x": ['),
+        (b'"signature": "', b'"signature": "", "x": "'),
+        (b'"signature": "', b'"signature": 3, "x": "'),
+        (b'"type": "thinking"', b'"type": "text"'),
+        (b'"type": "redacted_thinking"', b'"type": "thinking"'),
+        (b'"content": "', b'"content": [{"type": "text", "text": "a"}], "x": "'),
+        (b'"content": "', b'"content": [{"type": "image_url"}], "x": "'),
+        (b'"content": "', b'"content": [], "x": "'),
+        (b'"content": "', b'"content": 3, "x": "'),
+        (b'"content": "', b'"content": "\xff'),
+        (b'"arguments": "', b'"arguments": "\\udc00'),
+        (b'"usage": {', b'"usage": {"n": 1e400, "d": ' + deep + b", "),
+        (b"\n", b"\n\n"),
+    ):
+        start = data.find(old)
+        while start >= 0:
+            found.append(data[:start] + new + data[start + len(old) :])
+            start = data.find(old, start + 1)
+    found += [b"\n" + data, b"\xef\xbb\xbf" + data]
+    return found
+
+
+@pytest.mark.parametrize("path", OPENWORKER, ids=lambda p: p.name)
+def test_openworker_damage_is_found_by_both_paths(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every variant of an openworker conversation lints the same with and without the
+    typed proof (``readers/openworker/fast.py``; taken here however short the file)."""
+    from transcript_doctor.readers.openworker import reader
+
+    monkeypatch.setattr(reader, "TYPED_FROM", 0)
+    for data in _openworker_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)
+
+
+def test_the_openworker_fast_path_proves_clean_conversations_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean openworker conversation is not parsed into dicts at all (the line parser is
+    made to fail), and one the screen doubts is parsed only from the screen's cut.  A
+    conversation shorter than ``TYPED_FROM`` lines is streamed as before (detection parsed
+    most of it already)."""
+    from transcript_doctor.readers.openworker import reader
+    from transcript_doctor.source import Source
+
+    clean = FIXTURES / "openworker" / "clean-sidecars.jsonl"
+    data = clean.read_bytes()
+    lines = data.splitlines(keepends=True)
+    damaged = (
+        data + lines[2] + b'{"role": "assistant", "content": ""}\n'
+    )  # a new prompt, an empty answer: TD103
+    full = engine.lint_bytes(clean.name, damaged, _options(False))
+    assert full.findings
+    parsed: list[int] = []
+    records = Source.records
+
+    def counting(self: Source, chosen: object = None) -> object:
+        for line, value in records(self, chosen):  # type: ignore[arg-type]
+            parsed.append(line.index)
+            yield line, value
+
+    monkeypatch.setattr(Source, "records", counting)
+    report = engine.lint_bytes(clean.name, data, _options(True))
+    assert (report.reader, report.findings) == ("openworker", [])
+    assert parsed == list(range(len(lines)))  # short: streamed
+    parsed.clear()
+    monkeypatch.setattr(reader, "TYPED_FROM", len(lines))
+    report = engine.lint_bytes(clean.name, data, _options(True))
+    assert (report.reader, report.findings, parsed) == ("openworker", [], [])
+    fast = engine.lint_bytes(clean.name, damaged, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert [f.finding.rule.code for f in full.findings] == ["TD103"]
+    assert parsed == [len(lines), len(lines) + 1]
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "content", "rules"),
+    [
+        ("Think first.", "Done.", []),
+        ("Think first.", "", []),  # thinking with text: not empty (TD103), doubted by the screen
+        (" ", "", ["TD103"]),
+        ("", " ", ["TD103"]),
+        ("Think first.", "Done. ", []),  # Vibe sends no final text as prefill: no TD102
+    ],
+)
+def test_mistral_vibe_reasoning_is_screened_as_the_full_read_finds(
+    reasoning: str, content: str, rules: list[str]
+) -> None:
+    """A Vibe turn's ``reasoning_content`` is a thinking part no rule flags: a session of
+    such turns is screened, and finds what the full read finds."""
+    lines = [
+        {"role": "user", "content": "Hi", "injected": False, "message_id": "u1"},
+        {
+            "role": "assistant",
+            "content": content,
+            "injected": False,
+            "reasoning_content": reasoning,
+            "reasoning_message_id": "r1",
+            "message_id": "a1",
+        },
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    name = "session_20261202_003735_343a3d07/messages.jsonl"
+    fast, full = (engine.lint_bytes(name, data, _options(screen)) for screen in (True, False))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert [f.finding.rule.code for f in full.findings] == rules
+
+
+def test_large_mistral_vibe_sessions_are_decoded_a_line_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above ``_WRAP_LIMIT`` the proof decodes line by line (``typed_lines.decoded``, no
+    copy of the text) and comes to the same verdict and cut on every variant."""
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.readers.mistral_vibe import fast
+
+    catalog = _options(True).catalog
+    compared = 0
+    for path in VIBE[:8]:
+        for data in _vibe_variants(path.read_bytes())[:80]:
+            screen = Screen(catalog)
+            wrapped = (fast.prove(data, screen), screen.cut, screen.before)
+            with monkeypatch.context() as patch:
+                patch.setattr(fast, "_WRAP_LIMIT", 0)
+                screen = Screen(catalog)
+                assert (fast.prove(data, screen), screen.cut, screen.before) == wrapped
+            compared += 1
+    assert compared > 300
+
+
+def _gemini_cli_files() -> list[Path]:
+    """Every fixture and corpus file Gemini CLI's reader claims (streams and documents),
+    each content once (the corpus holds copies of fixtures)."""
+    found = []
+    seen: set[bytes] = set()
+    for path in FILES:
+        data = path.read_bytes()
+        if data in seen:
+            continue
+        seen.add(data)
+        try:
+            source = sniff(path.name, data)
+        except NotJson:
+            continue
+        claim = readers.detect(source)
+        if claim is not None and claim[0].name == "gemini-cli" and claim[1].transcript:
+            found.append(path)
+    return found
+
+
+GEMINI_CLI_FILES = _gemini_cli_files()
+
+
+def _gemini_document_variants(data: bytes) -> list[bytes]:
+    """A legacy Gemini CLI session damaged one message at a time: without it, with it
+    twice, moved after the next one, its text blanked, its calls' results removed or
+    copied, and a record of another type in its place."""
+    import json
+
+    value = json.loads(data)
+    messages = value["messages"]
+    found: list[bytes] = []
+    for index, message in enumerate(messages[:25]):
+        variants: list[list[object]] = [
+            messages[:index] + messages[index + 1 :],
+            messages[: index + 1] + messages[index:],
+            messages[:index] + messages[index + 1 : index + 2] + [message] + messages[index + 2 :],
+            [*messages[:index], {**message, "content": " "}, *messages[index + 1 :]],
+            [*messages[:index], {**message, "type": "info"}, *messages[index + 1 :]],
+        ]
+        calls = message.get("toolCalls") if isinstance(message, dict) else None
+        if isinstance(calls, list) and calls:
+            bare = [{k: v for k, v in c.items() if k != "result"} for c in calls]
+            twice = [*calls, *calls]
+            for changed in (bare, twice):
+                variants.append(
+                    [*messages[:index], {**message, "toolCalls": changed}, *messages[index + 1 :]]
+                )
+        for changed_messages in variants:
+            found.append(json.dumps({**value, "messages": changed_messages}).encode())
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in GEMINI_CLI_FILES if p.suffix == ".json"], ids=lambda p: p.name)
+def test_gemini_cli_document_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a legacy Gemini CLI session lints the same whether the screen
+    proves it clean from its records (``reader._plain_turns``), from the built
+    conversation (``gemini_content.screen_turns``) or not at all."""
+    for data in _gemini_document_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+
+
+@pytest.mark.parametrize("path", GEMINI_CLI_FILES, ids=_id)
+def test_gemini_cli_plain_turns_are_the_built_conversations(path: Path) -> None:
+    """The screen's turns read from Gemini CLI records without building them are exactly
+    those of the built conversation, wherever the records give them; and damaged
+    variants of each file as well."""
+    from transcript_doctor.readers.gemini_cli import reader as gemini
+    from transcript_doctor.readers.gemini_content import screen_turns
+
+    data = path.read_bytes()
+    variants = _gemini_variants(data) if path.suffix == ".jsonl" else _gemini_document_variants(data)
+    compared = 0
+    for changed in [data, *variants[:400]]:
+        try:
+            source = sniff(path.name, changed)
+        except NotJson:
+            continue
+        source.loader = gemini.READER.loader
+        if source.container is Container.JSONL:
+            replay = gemini._Replay()
+            for line, value in source.records():
+                gemini._stream_record(replay, value, line)
+            survivors = replay.survivors(source)
+            turns = gemini._plain_turns(value for value, *_ in survivors)
+            built = gemini.READER._conversation(gemini._entries(survivors), replay)
+        else:
+            value = source.value
+            messages = value.get("messages") if isinstance(value, dict) else None
+            if not isinstance(messages, list):
+                continue
+            turns = gemini._plain_turns(m for m in messages if isinstance(m, dict))
+            built = gemini.READER._document(messages)
+        if turns is not None:
+            compared += 1
+            assert turns == screen_turns(built)
+    if path.name.startswith(("codemie__session", "gen-unanswered-tool-response")):
+        assert compared  # clean sessions: the records give their turns
+
+
+QWEN = sorted(
+    {p.read_bytes(): p for p in FILES if "qwen" in p.name or "qwen-code" in p.parts}.values(),
+    key=lambda p: p.as_posix(),
+)
+
+
+@pytest.mark.parametrize("path", QWEN, ids=_id)
+def test_qwen_code_typed_turns_are_the_built_chains(path: Path) -> None:
+    """The screen's turns of a Qwen Code chain read from typed records
+    (``readers/qwen_code/fast.py``) are exactly those of the built chain wherever the
+    records give them, for the file and each of its damaged variants; and every
+    variant lints the same with and without the fast path."""
+    from transcript_doctor.readers.gemini_content import screen_turns
+    from transcript_doctor.readers.qwen_code import fast
+    from transcript_doctor.readers.qwen_code.reader import READER
+
+    data = path.read_bytes()
+    for changed in [data, *_variants(data)]:
+        fast_report, full_report = (
+            engine.lint_bytes(path.name, changed, _options(screen)) for screen in (True, False)
+        )
+        assert [record(fast_report, f) for f in fast_report.findings] == [
+            record(full_report, f) for f in full_report.findings
+        ]
+        turns = fast.turns(changed)
+        if turns is None:
+            continue
+        source = sniff(path.name, changed)
+        source.loader = READER.loader
+        built = READER.read(source)
+        assert len(built) == 1
+        assert turns == screen_turns(built[0])
+
+
+def test_the_qwen_code_fast_path_proves_clean_sessions_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Qwen Code sessions of plain turns are not read into a model at all (the full
+    read is made to fail here); a session with findings is."""
+    from transcript_doctor.readers.qwen_code.reader import QwenCodeReader
+
+    reports = {p: engine.lint_bytes(p.name, p.read_bytes(), _options(False)) for p in QWEN}
+    clean = [p for p, r in reports.items() if r.reader == "qwen-code" and not r.findings]
+    damaged = [p for p, r in reports.items() if r.reader == "qwen-code" and r.findings]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(QwenCodeReader, "read", refuse)
+    proven = [p for p in clean if not p.name.startswith("compressed")]
+    assert len(proven) >= 4
+    for path in proven:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("qwen-code", [], None), path.name
+    assert damaged
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+def test_a_gemini_cli_stream_torn_at_its_end_is_replayed_from_typed_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line that does not decode is read alone the reader's own way (``fast.Records.failed``):
+    a session torn at its end, or with a glued or non-object line, is not read in full, and
+    its findings are the full read's."""
+    from transcript_doctor.readers.gemini_cli.reader import GeminiCliReader
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    checked = 0
+    for path in GEMINI:
+        data = path.read_bytes().rstrip(b"\n")
+        lines = data.split(b"\n")
+        for changed in (
+            data[:-7],  # torn final line
+            b"\n".join([*lines[:-1], b"null", lines[-1]]),  # not an object
+            b"\n".join([*lines[:-2], lines[-2] + lines[-1]]),  # glued
+        ):
+            full = engine.lint_bytes(path.name, changed, _options(False))
+            if full.reader != "gemini-cli":
+                continue
+            with monkeypatch.context() as patch:
+                patch.setattr(GeminiCliReader, "_stream", refuse)
+                fast = engine.lint_bytes(path.name, changed, _options(True))
+            assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+            assert any(f.finding.rule.code == "TD001" for f in full.findings)
+            checked += 1
+    assert checked > 20
 
 
 CODEX = sorted(

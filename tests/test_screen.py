@@ -712,3 +712,39 @@ def test_a_doubted_neurolink_conversation_is_built_from_the_cut(
     assert reader is not None
     (built,) = reader.read_screened(sniff("conversation.json", data), Screen(_catalog()))
     assert built.messages[0].origin.pointer == f"/messages/{start}"
+
+
+def test_roo_code_bookkeeping_and_reasoning_are_screened() -> None:
+    """A clean Roo Code history (``ts``, condensing marks, reasoning items and blocks) is
+    proved clean without being built; with an unsigned Claude thinking block added, it is
+    built and TD402 found, as the full read finds it."""
+    path = FIXTURES / "anthropic-messages" / "roo-condensed-history.json"
+    data = path.read_bytes()
+    source = sniff(path.name, data)
+    reader = readers.by_name("anthropic-messages")
+    assert reader is not None
+    assert reader.read_screened(source, Screen(_catalog())) == []
+    value = json.loads(data)
+    last = max(i for i, m in enumerate(value) if m.get("role") == "assistant")
+    value[last]["content"] = [{"type": "thinking", "thinking": "hm"}, *value[last]["content"]]
+    damaged = json.dumps(value).encode()
+    assert [f["rule"] for f in both(path.name, damaged)] == ["TD402"]
+    assert reader.read_screened(sniff(path.name, damaged), Screen(_catalog())) != []
+
+
+def test_cline_text_answers_are_screened_as_results() -> None:
+    """Cline's text answers to the calls just made (``[tool for 'x'] Result:``) are the
+    results ``_pair_text_results`` makes of them: a clean text-protocol history is proved
+    clean without being built; with an answer left out, it is built and the call found
+    unanswered, as the full read finds it."""
+    path = FIXTURES / "anthropic-messages" / "cline-text-protocol-results.json"
+    data = path.read_bytes()
+    reader = readers.by_name("anthropic-messages")
+    assert reader is not None
+    assert reader.read_screened(sniff(path.name, data), Screen(_catalog())) == []
+    value = json.loads(data)
+    answer = next(i for i, block in enumerate(value[2]["content"]) if "] Result:" in block.get("text", ""))
+    del value[2]["content"][answer]
+    damaged = json.dumps(value).encode()
+    assert [f["rule"] for f in both(path.name, damaged)] == ["TD301"]
+    assert reader.read_screened(sniff(path.name, damaged), Screen(_catalog())) != []

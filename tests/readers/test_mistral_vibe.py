@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from support import FIXTURES, detected, detected_bytes, findings, fix, text_findings
 
 from transcript_doctor import fixer
@@ -15,7 +17,7 @@ from transcript_doctor.actions import InsertResult, RemoveDuplicate, RemoveMessa
 from transcript_doctor.model import PartKind, Role
 from transcript_doctor.readers.mistral_vibe import READER
 from transcript_doctor.readers.mistral_vibe.repair import REPAIR
-from transcript_doctor.source import sniff
+from transcript_doctor.source import Container, Source, sniff
 
 DIR = FIXTURES / "mistral-vibe"
 # Every messages.jsonl the CLI wrote (no hand-made damage).
@@ -453,3 +455,86 @@ def test_td001_where_vibes_own_loader_fails(name: str) -> None:
     loads garbled; nothing for what json.loads reads."""
     found = [code for code, _ in _lint(_loader_case(name)) if code == "TD001"]
     assert bool(found) is (not _LOADER_VERDICTS[name] or name == "invalid-utf8")
+
+
+def _blank_by_pattern(data: bytes) -> tuple[int, int] | None:
+    """What ``BLANK`` finds: the first match's line number and how many matches."""
+    import re
+
+    from transcript_doctor.readers.mistral_vibe.reader import BLANK
+
+    matches = list(re.finditer(BLANK, data))
+    if not matches:
+        return None
+    first = matches[0]
+    start = first.start() + (1 if first.group().startswith(b"\n") else 0)
+    return data.count(b"\n", 0, start) + 1, len(matches)
+
+
+_PIECES = [b"\n", b"\r\n", b" ", b"\t", b"\r", b"\f", b"\v", b"{}", b'{"a": 1}', b"x", b"\xef\xbb\xbf"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+def test_blank_lines_are_what_the_pattern_finds(pieces: list[bytes]) -> None:
+    from transcript_doctor.readers.mistral_vibe.reader import blank_lines
+
+    data = b"".join(pieces)
+    assert blank_lines(data, Source("m.jsonl", data, Container.JSONL).lines) == _blank_by_pattern(data)
+
+
+def test_blank_lines_on_every_recorded_file_match_the_pattern() -> None:
+    from transcript_doctor.readers.mistral_vibe.reader import blank_lines
+
+    for path in RECORDED:
+        data = path.read_bytes()
+        for variant in (data, data + b"\n", b"\n" + data, data.replace(b"\n", b"\n \n", 1), data + b" \t"):
+            assert blank_lines(
+                variant, Source("m.jsonl", variant, Container.JSONL).lines
+            ) == _blank_by_pattern(variant)
+
+
+_LINE_PIECES = [
+    b'{"role": "user", "content": "a"}',
+    b'{"role": "assistant", "content": "b", "injected": false}',
+    b"{}",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b",",
+    b" ",
+    b"\r",
+    b"\n",
+    b'"',
+    b'"x"',
+    b":",
+    b'"role"',
+    b"1e400",
+    b"\xff",
+    b"\xc3\xa9",
+    b'{"role": "user", "content": "',
+    b'"}',
+    b'{"tool_calls": [{"id": "a"}',
+    b"]}",
+]
+
+
+@settings(max_examples=4000, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=12))
+# Two records on one line and one record across two: as many values as lines.
+@example([b'{"role": "user"} {"role": "user"}\n{"role":\n"user"}'])
+@example([b'{"role": "user"}] [{"role": "user"}\n{"tool_calls": [[\n]]}'])
+@example([b'{"role": "user"},{"role": "user"}\n{"role": "user", "content": "a\nb"}\n'])
+def test_wrapped_lines_decode_as_each_line_alone(pieces: list[bytes]) -> None:
+    """``fast._lines`` (all lines in one call) takes a text only when each line alone is
+    one record, and then gives exactly what ``typed_lines.decoded`` (a line at a time)
+    gives."""
+    from transcript_doctor.readers.mistral_vibe import fast
+    from transcript_doctor.readers.typed_lines import decoded
+
+    data = b"".join(pieces)
+    segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    wrapped = fast._lines(data)
+    if wrapped is not None and len(wrapped) == segments:
+        assert decoded(data, fast._DECODER) == wrapped

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import FIXTURES, detected, findings, text_findings
 
 DIR = FIXTURES / "openai-chat"
@@ -89,3 +91,50 @@ def test_wrong_field_types_do_not_crash() -> None:
     result = text_findings("x.json", text, reader="openai-chat")
     assert ("TD103", 1, "/1") in result
     assert ("TD302", 1, "/3") in result
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.sampled_from(["user", "assistant", "tool", "system", "model", "text", ""]),
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["type", "text", "source"]), st.sampled_from(["text", "tool_use", "image"])
+        )
+    ),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["role", "content", "ts", "modelInfo", "metrics", "tool_calls", "x"]), _VALUES
+    )
+)
+def test_a_plain_message_is_what_the_full_tests_take(item: dict[str, object]) -> None:
+    """Detection's shortcut (``_plain_message``) only ever says what ``_is_message`` and
+    ``_anthropic_only`` would: a message of this API and of no other."""
+    from transcript_doctor.readers.openai_chat.reader import _anthropic_only, _is_message, _plain_message
+
+    if _plain_message(item):
+        assert _is_message(item)
+        assert not _anthropic_only(item)
+
+
+def test_conversation_lines_answers_as_sample_does() -> None:
+    """``listing.conversation_lines`` (asked when a file is read) is ``sample``'s answer."""
+    from transcript_doctor.readers.listing import conversation_lines, sample
+    from transcript_doctor.source import NotJson, sniff
+
+    asked = 0
+    for path in sorted(FIXTURES.rglob("*.json*")):
+        try:
+            source = sniff(path.name, path.read_bytes())
+        except NotJson:
+            continue
+        for keys in (("messages",), ("history", "messages")):
+            assert conversation_lines(source, keys) is sample(source, keys)[1], path
+            asked += conversation_lines(source, keys)
+    assert asked > 5

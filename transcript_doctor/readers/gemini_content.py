@@ -15,8 +15,9 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
 from transcript_doctor.editing import EditError
-from transcript_doctor.model import Message, Origin, Part, PartKind, Role
+from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 
 # Gemini CLI's SYNTHETIC_THOUGHT_SIGNATURE (geminiChat.ts), also what fix writes for TD401.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
@@ -113,6 +114,58 @@ def _part(item: Any, origin: Origin) -> Part | None:
     return Part(PartKind.OTHER, origin)
 
 
+# What ``plain`` makes of one part: its kind, its text ("" when none), its call id, and
+# its ``thoughtSignature`` when that is a string (``Part.signature``).
+Plain = tuple[PartKind, str, str | None, str | None]
+
+
+def plain(items: Any) -> list[Plain] | None:
+    """``parts`` without building them, for the clean-file screen: each part's kind, text,
+    call id and signature, in order; None where a part would be stored beside a
+    result as its output (``Part.of_result``), which the screen does not take.
+
+    It must say exactly what ``parts`` says (``tests/test_fast_path.py`` compares the
+    screen's turns made each way on every fixture and corpus file)."""
+    if isinstance(items, str):
+        return [(PartKind.TEXT, items, None, None)]
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        return []
+    found: list[Plain] = []
+    beside: str | None = None
+    for item in items:
+        if isinstance(item, str):
+            kind, text, call_id, signature = PartKind.TEXT, item, None, None
+        elif not isinstance(item, dict) or not item:
+            continue
+        else:
+            signature = _string(item.get("thoughtSignature"))
+            text, call_id = "", None
+            call = item.get("functionCall")
+            response = item.get("functionResponse")
+            if isinstance(call, dict):
+                kind, call_id = PartKind.TOOL_CALL, _string(call.get("id"))
+            elif isinstance(response, dict):
+                kind, call_id = PartKind.TOOL_RESULT, _string(response.get("id"))
+            elif isinstance(item.get("text"), str):
+                kind, text = PartKind.THINKING if item.get("thought") is True else PartKind.TEXT, item["text"]
+            elif any(key in item for key in MEDIA_KEYS):
+                kind = PartKind.MEDIA
+            elif set(item) == {"thoughtSignature"}:
+                kind = PartKind.THINKING
+            else:
+                kind = PartKind.OTHER
+        if kind is PartKind.TOOL_RESULT:
+            beside = _beside(item)  # only a dict holds a response
+        elif beside == "any" or (beside == "media" and kind is PartKind.MEDIA):
+            return None
+        else:
+            beside = None
+        found.append((kind, text, call_id, signature))
+    return found
+
+
 def _string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -173,6 +226,93 @@ def sign_active_loop(messages: list[Message]) -> None:
     for message in messages[:start]:
         for part in message.parts:
             part.needs_signature = False
+
+
+# -- the clean-file screen (lint) -------------------------------------------------------
+
+_PROMPT_KINDS = (PartKind.TEXT, PartKind.MEDIA)
+# The prompt a vendor appends before it sends a history again (``closing``).
+NEXT_PROMPT: Turn = (OTHER, None, ())
+
+
+def closing(dialect: Dialect) -> list[Turn]:
+    """What follows a history's turns when the screen judges them.
+
+    The screen doubts a history whose final assistant text ends with whitespace (TD102:
+    prefill).  Where the final text is never prefill (``Dialect.final_text_is_prefill``:
+    the vendor appends the next prompt before it sends the history) TD102 does not apply,
+    and the screen is shown that prompt: it ends the history the way the vendor sends it.
+    Only for turns without notices (a notice after the last turn arms TD101, a prompt
+    would disarm it); a call still waiting for its result stays a doubt.
+    """
+    return [] if dialect.final_text_is_prefill else [NEXT_PROMPT]
+
+
+def screen_turns(conversation: Conversation) -> list[Turn] | None:
+    """The screen's turns of a built Gemini-family conversation, or None when it holds
+    anything the screen does not answer for (``analysis/screen.py``).
+
+    Building a conversation costs less than running every rule over it: readers whose
+    model is cheap to build (or already built) let the screen prove it clean instead.
+    The turns are the rules' own view (the built messages), so only what the screen
+    cannot judge needs ruling out: a missing signature the API demands (TD401, TD402),
+    a user message with an identity right after a user message (TD403), a prompt after a
+    user message or anything after a prompt where the dialect fuses a prompt into a tool
+    response (TD104), a result and a prompt in one message (TD104), broken links (TD404),
+    notices and parts that are not text, media in a prompt, calls or results.  A run of
+    user messages is one turn for pairing after merging (``Dialect.coalesce_roles``) and
+    one turn each for the screen, which doubts a result after a prompt.  A run of result-only
+    messages is one tool-response turn, as pairing reads it after merging
+    (``Dialect.coalesce_roles``); a run of model messages stays one turn per message,
+    which the screen judges each as strictly as the rules judge it (a call answered
+    only after a later model message is a doubt: pairing may merge them, the screen
+    does not).
+    """
+    if conversation.broken_links or conversation.repeats:
+        return None
+    dialect = conversation.dialect
+    if not dialect.coalesce_roles:
+        return None  # unmerged runs: a result in the second message of a run is displaced
+    turns: list[Turn] = []
+    fuses = dialect.fuses_tool_response
+    previous: Role | None = None
+    prompt = False  # the previous message was a prompt
+    for message in conversation.messages:
+        role = message.role
+        parts = message.parts
+        if role is Role.ASSISTANT:
+            if message.harness_written:
+                return None
+            texts: list[str] = []
+            ids: list[str] = []
+            for part in parts:
+                kind = part.kind
+                if kind is PartKind.TEXT:
+                    texts.append(part.text)
+                elif kind is PartKind.TOOL_CALL:
+                    if part.call_id is None or (part.needs_signature and not part.signature):
+                        return None
+                    ids.append(part.call_id)
+                elif kind is not PartKind.THINKING or (part.needs_signature and not part.signature):
+                    return None
+            turns.append((ASSISTANT, "".join(texts) if texts else None, tuple(ids)))
+        elif role is Role.USER and parts:
+            asks = all(p.kind in _PROMPT_KINDS and not p.of_result for p in parts)
+            if previous is Role.USER and (message.dup_key is not None or (fuses and (prompt or asks))):
+                return None
+            if asks:
+                turns.append((OTHER, None, ()))
+                prompt = True
+            else:
+                for part in parts:
+                    if part.kind is not PartKind.TOOL_RESULT or part.of_result or part.call_id is None:
+                        return None
+                    turns.append((RESULT, None, (part.call_id,)))
+                prompt = False
+        else:
+            return None  # a notice, system text, or a user message without parts
+        previous = role
+    return turns + closing(dialect)
 
 
 # -- repairs (``fix``) -------------------------------------------------------------

@@ -110,6 +110,15 @@ def sample(source: Source, keys: Sequence[str]) -> tuple[list[Any], bool]:
     return head, False
 
 
+def conversation_lines(source: Source, keys: Sequence[str]) -> bool:
+    """``sample``'s second answer alone (whether each JSONL line is a whole conversation),
+    without gathering the head's messages: asked again when the file is read."""
+    if source.container is Container.JSON:
+        return False
+    head = source.head()
+    return bool(head) and all(isinstance(r, dict) and _nested(r, keys) is not None for r in head)
+
+
 def _nested(record: dict[str, Any], keys: Sequence[str]) -> list[Any] | None:
     found = document_list(record, keys)
     return found[0] if found else None
@@ -132,11 +141,21 @@ def listings(
                 yield _listing(items, verdict, base, None, Element(source.value, 0, 0, ""))
         return
     if per_line:
+        # One key (the usual ``messages``) is looked up here: this runs once per line.
+        key, base = (keys[0], _pointer(keys[0])) if len(keys) == 1 else (None, "")
         for line, record in source.records():
-            found = document_list(record, keys) if isinstance(record, dict) else None
-            if found is None:
+            if not isinstance(record, dict):
                 continue
-            items, base = found
+            if key is not None:
+                value = record.get(key)
+                if not isinstance(value, list):
+                    continue
+                items = value
+            else:
+                found = document_list(record, keys)
+                if found is None:
+                    continue
+                items, base = found
             verdict = cut(items) if cut is not None else WHOLE
             if verdict is not None:
                 label = f"conversation on line {line.number}"
@@ -152,6 +171,19 @@ def listings(
             return [Element(record, line.number, line.index, "") for line, record in read[start:]]
 
         yield Listing(whole(start), start=start, before=before, whole=whole if start else None)
+
+
+def lines_from(source: Source, start: int, before: frozenset[Hashable]) -> Listing:
+    """The listing ``listings`` makes of a file of message lines whose screen cut it at
+    ``start`` with ``before``, for a file whose every line is known to be a record (a
+    typed proof decoded them all): only the lines from the cut on are parsed."""
+    lines = source.lines
+
+    def whole(start: int = 0) -> list[Element]:
+        read = source.records(lines[start:])
+        return [Element(record, line.number, line.index, "") for line, record in read if record is not None]
+
+    return Listing(whole(start), start=start, before=before, whole=whole if start else None)
 
 
 def _listing(
@@ -291,13 +323,15 @@ def chat_assistant_turn(item: dict[str, Any]) -> Turn | None:
     calls = item.get("tool_calls")
     ids: tuple[str, ...] = ()
     if calls is not None:
-        if not isinstance(calls, list) or not all(_has_id(c) for c in calls):
+        if not isinstance(calls, list):
             return None
-        ids = tuple(c["id"] for c in calls)
+        found: list[str] = []
+        for call in calls:  # a loop, not all() over a generator: asked of every turn
+            call_id = call.get("id") if isinstance(call, dict) else None
+            if not isinstance(call_id, str):
+                return None
+            found.append(call_id)
+        ids = tuple(found)
     if not (content is None and ids) and not isinstance(content, str):
         return None
     return ASSISTANT, content, ids
-
-
-def _has_id(call: Any) -> bool:
-    return isinstance(call, dict) and isinstance(call.get("id"), str)

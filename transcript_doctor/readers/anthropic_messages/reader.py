@@ -10,7 +10,7 @@ adjacency, or every call of such a history would look unanswered.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -19,7 +19,15 @@ from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, 
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.anthropic_messages.cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Reader
-from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
+from transcript_doctor.readers.listing import (
+    Element,
+    Listing,
+    built,
+    conversation_lines,
+    listings,
+    sample,
+    screened,
+)
 from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
@@ -145,7 +153,7 @@ class AnthropicMessagesReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        _, per_line = sample(source, KEYS)
+        per_line = conversation_lines(source, KEYS)
         return [
             built(found, partial(_conversation, system=system, origin=origin, reader=self))
             for found, system, origin in _documents(source, per_line, screen)
@@ -169,27 +177,32 @@ def _documents(
 
 
 def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
-    """The turns of a conversation of MessageParams holding text, signed thinking and
-    id-paired tool blocks, read the way ``_conversation`` reads them, up to a message
-    holding anything else (None: Cline/Roo bookkeeping, unsigned thinking, other blocks).
-    Lazily: the screen stops reading at its first doubt.
+    """The turns of a conversation of MessageParams holding text, thinking that needs no
+    signature or has one, and id-paired tool blocks, read the way ``_conversation`` reads
+    them, up to a message holding anything else (None: unsigned Claude thinking, other
+    blocks).  Lazily: the screen stops reading at its first doubt.
 
-    The top-level ``system`` is left out: no rule reads system text.
+    What ``_conversation`` makes no message of makes no turn: the top-level ``system`` (no
+    rule reads system text), and entries that are no user or assistant MessageParam (Roo
+    Code's reasoning items).  Keys beside ``role`` and ``content`` (Cline's ``ts`` and
+    ``metrics``, Roo's condensing marks) are left out too: ``_conversation`` reads only
+    those two.  Cline's text answers to the calls just made are results, paired as
+    ``_pair_text_results`` pairs them.
     """
+    calls: tuple[Hashable, ...] = ()  # the call ids of the message just read, if an assistant's
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or len(item) != 2:
-            yield None
-            return
+        if not isinstance(item, dict):
+            continue
         role, content = item.get("role"), item.get("content")
         if role == "assistant":
             turn = _assistant_turn(content)
             yield turn
             if turn is None:
                 return
-        elif role == "user" and isinstance(content, str):
-            yield OTHER, None, (index,)
-        else:
-            found = _user_turns(content, index) if role == "user" else None
+            calls = turn[2]
+        elif role == "user":
+            found = _user_turns(content, index, calls)
+            calls = ()
             if found is None:
                 yield None
                 return
@@ -209,7 +222,14 @@ def _assistant_turn(content: Any) -> Turn | None:
             texts.append(block["text"])
         elif kind == "tool_use" and isinstance(block.get("id"), str):
             ids.append(block["id"])
-        elif not (kind == "redacted_thinking" or (kind == "thinking" and _signed(block))):
+        elif not (
+            kind == "redacted_thinking"
+            or (kind == "thinking" and _signed(block))
+            # Roo Code's thinking of other providers and kept Gemini signatures (``_block``):
+            # thinking parts that need no signature, which no rule flags.
+            or kind == "reasoning"
+            or kind == "thoughtSignature"
+        ):
             return None  # TD402, or a block the screen does not know
     return ASSISTANT, "".join(texts) if texts else None, tuple(ids)
 
@@ -219,22 +239,44 @@ def _signed(block: dict[str, Any]) -> bool:
     return isinstance(signature, str) and bool(signature)
 
 
-def _user_turns(content: Any, index: int) -> list[Turn] | None:
+def _user_turns(content: Any, index: int, calls: tuple[Hashable, ...]) -> list[Turn] | None:
     """The message's results (they all sit in this one message), then the message itself
-    when it also holds a prompt (or nothing at all); a string prompt is the caller's."""
+    when it also holds a prompt (or nothing at all).
+
+    ``calls`` are the ids of the calls of the assistant turn right before it: when the
+    message holds no ``tool_result`` block, its texts that are Cline's text answers
+    (``TEXT_RESULT``) answer them in order, one each, as ``_pair_text_results`` makes
+    them results; the texts left over are the prompt."""
+    if isinstance(content, str):
+        if calls and TEXT_RESULT.match(content):
+            return [(RESULT, None, (calls[0],))]  # an answer, and nothing else
+        return [(OTHER, None, (index,))]
     if not isinstance(content, list):
         return None
+    answers = list(calls) if calls and not any(_result_block(b) for b in content) else []
+    answers.reverse()  # popped from the end: the first call first
     turns: list[Turn] = []
     prompt = not content
     for block in content:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "tool_result" and isinstance(block.get("tool_use_id"), str):
             turns.append((RESULT, None, (block["tool_use_id"],)))
-        elif kind in ("text", "image", "document"):  # MEDIA_BLOCKS; `kind` may be unhashable
+        elif kind == "text":
+            text = block.get("text")
+            if answers and isinstance(text, str) and TEXT_RESULT.match(text):
+                turns.append((RESULT, None, (answers.pop(),)))
+            else:
+                prompt = True
+        elif kind == "image" or kind == "document":  # MEDIA_BLOCKS; `kind` may be unhashable
             prompt = True
         else:
             return None
     return [*turns, (OTHER, None, (index,))] if prompt else turns
+
+
+def _result_block(block: Any) -> bool:
+    """A block ``_block`` makes a TOOL_RESULT part of (whatever its id)."""
+    return isinstance(block, dict) and block.get("type") == "tool_result"
 
 
 def _conversation(listing: Listing, system: Any, origin: Origin, reader: Reader) -> Conversation:

@@ -12,10 +12,11 @@ point at the record that actually defines each message — which is also the rec
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
@@ -51,6 +52,10 @@ VERBOSE_PARTS = (
     ("functionResponse", "[Function Response]"),
     ("inlineData", "[Media]"),
 )
+
+# The CLI merges consecutive same-role Contents before sending, and a tool-response
+# turn followed by a prompt is fused into one user turn on replay (TD104).
+DIALECT = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
 
 Locate = Callable[..., Origin]  # tokens below the message object -> Origin
 
@@ -300,8 +305,10 @@ class _Replay:
             self.position[key] = len(self.order)
             self.order.append(key)
         self.slots[key] = (line_index, base)
-        lines = self.carrying.setdefault(key, [])
-        if not lines or lines[-1] != line_index:
+        lines = self.carrying.get(key)
+        if lines is None:
+            self.carrying[key] = [line_index]
+        elif lines[-1] != line_index:
             lines.append(line_index)
 
     def clear(self) -> None:
@@ -320,22 +327,34 @@ class _Replay:
             del self.position[key], self.slots[key], self.carrying[key]
         del self.order[start:]
 
-    def entries(self, source: Source) -> list[_Entry]:
-        """The surviving messages, converted; each defining line is parsed once more."""
+    def survivors(self, source: Source, lines: Mapping[int, Line] | None = None) -> list[_Survivor]:
+        """The surviving message objects in order, each with its id, line and pointer; each
+        defining line is parsed once more (``lines``: the survivors' lines, when the file
+        was not split)."""
         by_line: dict[int, list[tuple[int, str, str]]] = {}
         for position, key in enumerate(self.order):
             line_index, base = self.slots[key]
             by_line.setdefault(line_index, []).append((position, key, base))
-        found: list[_Entry | None] = [None] * len(self.order)
+        found: list[_Survivor | None] = [None] * len(self.order)
         for line_index, wanted in by_line.items():
-            line = source.lines[line_index]
+            line = (source.lines if lines is None else lines)[line_index]
             record = source.record(line)
             for position, key, base in wanted:
-                value = _at_pointer(record, base)
-                # A checkpoint's timestamps are the rebuild's, not the prompt's: no TD403 identity.
-                dup = not base.startswith("/$set/")
-                found[position] = _convert(value, key, _line_at(line, base), base, dup)
-        return [entry for entry in found if entry is not None]
+                found[position] = (_at_pointer(record, base), key, line, base)
+        return [survivor for survivor in found if survivor is not None]
+
+
+# A surviving message: its object, its id, the line that defines it and its pointer there.
+_Survivor = tuple[dict[str, Any], str, Line, str]
+
+
+def _entries(survivors: list[_Survivor]) -> list[_Entry]:
+    """The surviving messages, converted.  A checkpoint's timestamps are the rebuild's,
+    not the prompt's: no TD403 identity for them."""
+    return [
+        _convert(value, key, _line_at(line, base), base, not base.startswith("/$set/"))
+        for value, key, line, base in survivors
+    ]
 
 
 def _at_pointer(record: dict[str, Any], base: str) -> dict[str, Any]:
@@ -386,25 +405,30 @@ def _stream_record(replay: _Replay, record: Any, line: Line) -> None:
 def _typed_record(replay: _Replay, record: Any, index: int, fast: Any) -> None:
     """``_stream_record`` of a typed record (``fast._Record``, line ``index``): the same
     tests, in the same order (a raw field's value is decoded only here: rare lines)."""
-    absent = fast.ABSENT
     if isinstance(record.rewind, str):
         replay.rewind(record.rewind, index)
         return
     if isinstance(record.id, str):
         replay.upsert(record.id, index, "")
         return
-    if record.update is not absent:
-        update = fast.value(record.update)
-        if isinstance(update, (dict, list)):  # JS `typeof … === 'object'`: arrays count too
-            messages = update.get("messages") if isinstance(update, dict) else None
-            if isinstance(messages, list):
+    update = record.update
+    if update is not None and update is not fast.UNSET:  # an object (the decoder refuses the rest)
+        if update.messages is not fast.ABSENT:
+            found = fast.ids(update.messages)
+            if found is not None:
                 replay.clear()
-                _upsert_all(replay, messages, index, "/$set/messages")
-            return
+                _upsert_ids(replay, found, index, "/$set/messages")
+        return
     if isinstance(record.sessionId, str) and isinstance(record.projectHash, str):
-        messages = fast.value(record.messages) if record.messages is not absent else None
-        if isinstance(messages, list):  # a whole legacy record on one line
-            _upsert_all(replay, messages, index, "/messages")
+        found = fast.ids(record.messages) if record.messages is not fast.ABSENT else None
+        if found is not None:  # a whole legacy record on one line
+            _upsert_ids(replay, found, index, "/messages")
+
+
+def _upsert_ids(replay: _Replay, ids: list[Any], line_index: int, base: str) -> None:
+    for index, key in enumerate(ids):
+        if isinstance(key, str):
+            replay.upsert(key, line_index, f"{base}/{index}")
 
 
 def _upsert_all(replay: _Replay, messages: list[Any], line_index: int, base: str) -> None:
@@ -467,6 +491,106 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
     return messages
 
 
+def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
+    """The screen's turns of these message records in order, read without building them,
+    or None where only the built conversation tells (``gemini_content.screen_turns`` then
+    judges it).  Exactly ``screen_turns`` of what ``_convert`` and ``_messages`` build
+    (``tests/test_fast_path.py`` compares them on every fixture and corpus file), for
+    the records those plain turns come from: prompts of text and media, model messages
+    rebuilt from ``thoughts``, text ``content`` and ``toolCalls`` with string ids, their
+    results, and recorded responses with ids."""
+    # Per live message: (None, None, result ids) for a user message (ids None: a prompt),
+    # (text, call ids, own results per answered call) for a model message.
+    live: list[tuple[Any, Any, Any]] = []
+    for record in records:
+        kind = record.get("type")
+        if kind == "user":
+            content = record.get("content")
+            if _ignored_user_text(content):
+                continue
+            parts = gemini_content.plain(content)
+            if not parts:
+                return None
+            if all(p[0] is PartKind.TEXT or p[0] is PartKind.MEDIA for p in parts):
+                live.append((None, None, None))
+            elif all(p[0] is PartKind.TOOL_RESULT and p[2] is not None for p in parts):
+                live.append((None, None, [p[2] for p in parts]))
+            else:
+                return None
+        elif kind == "gemini":
+            model = _plain_model(record)
+            if model is None:
+                return None
+            live.append(model)
+    turns: list[Turn] = []
+    user = prompt = False  # the last message was a user message, a prompt
+    for index, (text, calls, results) in enumerate(live):
+        if calls is None:  # a user message
+            if user and (prompt or results is None):
+                return None  # TD104, TD403: the built conversation tells
+            if results is None:
+                turns.append((OTHER, None, ()))
+            else:
+                turns.extend((RESULT, None, (i,)) for i in results)
+            user, prompt = True, results is None
+            continue
+        turns.append((ASSISTANT, text, tuple(calls)))
+        user = prompt = False
+        if results:  # the CLI's `_response` turn, less what recorded responses answer
+            recorded: set[str] = set()
+            for _, following, ids in live[index + 1 :]:
+                if following is not None:
+                    break
+                recorded.update(ids or ())
+            ids = [i for call_id, own in results if call_id not in recorded for i in own]
+            if ids:
+                turns.extend((RESULT, None, (i,)) for i in ids)
+                user = True
+    return turns + gemini_content.closing(DIALECT)
+
+
+def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tuple[str, list[str]]]] | None:
+    """A model message rebuilt on resume (``_Converter.gemini``) as its text, call ids and
+    each answered call's own result ids; None for stored API parts or id-less calls."""
+    content = record.get("content")
+    raw = content if isinstance(content, list) else [content]
+    if any(
+        isinstance(p, dict) and (_js_truthy(p.get("functionCall")) or _js_truthy(p.get("thought")))
+        for p in raw
+    ):
+        return None  # stored API parts: signatures matter (TD401)
+    stored = gemini_content.plain(content) if _js_truthy(content) else []
+    if stored is None:
+        return None
+    texts: list[str] = []
+    for kind, text, _, _ in stored:
+        if kind is PartKind.TEXT:
+            texts.append(text)
+        elif kind is not PartKind.THINKING:
+            return None
+    items = record.get("toolCalls")
+    calls: list[str] = []
+    results: list[tuple[str, list[str]]] = []
+    for call in items if isinstance(items, list) else ():
+        if not isinstance(call, dict):
+            continue
+        call_id = call.get("id")
+        if not isinstance(call_id, str):
+            return None  # paired by adjacency: the built conversation tells
+        calls.append(call_id)
+        result = call.get("result")
+        if not _js_truthy(result):
+            continue
+        if isinstance(result, str):
+            results.append((call_id, [call_id]))
+            continue
+        parts = gemini_content.plain(result)
+        if parts is None or any(p[0] is not PartKind.TOOL_RESULT for p in parts):
+            return None
+        results.append((call_id, [call_id for p in parts if p[2] is None or p[2] == call_id]))
+    return ("".join(texts) if texts else None), calls, results
+
+
 def _prompt_log(value: Any, path: str) -> bool:
     if not isinstance(value, list):
         return False
@@ -515,9 +639,7 @@ class GeminiCliReader(Reader):
     summary = "Gemini CLI chat recordings (JSONL stream and legacy session .json)"
     # loadConversationRecord(): readline over a byte stream (UTF-8 with U+FFFD), JSON.parse.
     loader = NODE
-    # The CLI merges consecutive same-role Contents before sending, and a tool-response
-    # turn followed by a prompt is fused into one user turn on replay (TD104).
-    dialect = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
+    dialect = DIALECT
 
     def detect(self, source: Source) -> Detection | None:
         if source.container is Container.JSONL:
@@ -545,36 +667,76 @@ class GeminiCliReader(Reader):
         return [Conversation([], self.dialect, ref=StreamRef(legacy=True))]
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        """The stream replayed from typed records (``fast``) when every line decodes; the
-        conversation is the full read's (no screen yet: every message is converted)."""
-        if screen is None or source.container is not Container.JSONL:
+        """Nothing for a conversation the screen proves clean.  The stream is replayed
+        from typed records (``fast``; a line that does not decode is read alone, the
+        reader's way); the surviving messages are screened from their records
+        (``_plain_turns``) and, where those do not tell, from the built conversation
+        (``gemini_content.screen_turns``): the rules cost more than the build, and the
+        build more than the plain turns.  A file with a TD001 error is built whole."""
+        if screen is None:
             return self.read(source)
+        if source.container is Container.JSONL:
+            replayed = self._typed(source)
+            if replayed is not None:
+                replay, survivors = replayed
+
+                def build() -> Conversation:
+                    return self._conversation(_entries(survivors), replay)
+
+                if source.errors:
+                    return [build()]  # TD001 beside it: read as the full read does
+                turns = _plain_turns(value for value, *_ in survivors)
+                return _screened(screen, turns, build)
+        elif not source.errors:
+            value = source.value
+            messages = value.get("messages") if isinstance(value, dict) else None
+            if isinstance(messages, list):
+                turns = _plain_turns(item for item in messages if isinstance(item, dict))
+                return _screened(screen, turns, lambda: self._document(messages))
+        conversations = self.read(source)
+        if source.errors:
+            return conversations  # TD001 beside them: read as the full read does
+        return [c for c in conversations if not screen.clean(gemini_content.screen_turns(c))]
+
+    def _typed(self, source: Source) -> tuple[_Replay, list[_Survivor]] | None:
+        """The stream replayed from typed records, and its surviving messages; None where
+        only the full read is exact."""
         from transcript_doctor.readers.gemini_cli import fast  # msgspec: loaded on first use
 
-        found = fast.records(source.data)
-        if found is None or len(found) != len(source.lines):  # the proof refuses blank lines
-            return self.read(source)
+        typed = fast.records(source.data)
+        if typed is None:
+            return None
         replay = _Replay()
         upsert = replay.upsert
+        set_class, absent = fast.Set, fast.ABSENT
+        failed = typed.lines(set(typed.failed))  # read as the full read reads them
         try:
-            for index, record in enumerate(found):
-                key = record.id
-                if key.__class__ is str and record.rewind is None:
-                    upsert(key, index, "")  # a message line: the common case first
-                else:
-                    _typed_record(replay, record, index, fast)
+            for index, record in enumerate(typed.records):
+                if record is None:
+                    line = failed[index]
+                    _stream_record(replay, source.record(line), line)
+                    continue
+                key, update = record.id, record.update
+                if record.rewind is None:
+                    if key.__class__ is str:
+                        upsert(key, index, "")  # a message line: the common case first
+                        continue
+                    if update.__class__ is set_class and update.messages is absent:
+                        continue  # `{"$set": {"lastUpdated": …}}`: nothing to replay
+                _typed_record(replay, record, index, fast)
         except fast.Refused:
-            return self.read(source)  # a raw value msgspec refuses (1e400): the full read
-        return [self._replayed(source, replay)]
+            return None  # a raw value msgspec refuses (1e400): the full read
+        lines = typed.lines({line for line, _ in replay.slots.values()})
+        return replay, replay.survivors(source, lines)
 
     def _stream(self, source: Source) -> Conversation:
         replay = _Replay()
         for line, record in source.records():
             _stream_record(replay, record, line)
-        return self._replayed(source, replay)
+        return self._conversation(_entries(replay.survivors(source)), replay)
 
-    def _replayed(self, source: Source, replay: _Replay) -> Conversation:
-        messages = _messages(replay.entries(source), replay.carrying)
+    def _conversation(self, entries: list[_Entry], replay: _Replay) -> Conversation:
+        messages = _messages(entries, replay.carrying)
         return Conversation(messages, self.dialect, ref=StreamRef(False, tuple(replay.rewinds)))
 
     def _document(self, items: list[Any]) -> Conversation:
@@ -586,6 +748,17 @@ class GeminiCliReader(Reader):
                 base = f"/messages/{index}"
                 entries.append(_convert(item, key or "", _document_at(index, base), base, dup=True))
         return Conversation(_messages(entries, {}), self.dialect, ref=StreamRef(legacy=True))
+
+
+def _screened(
+    screen: Screen, turns: list[Turn] | None, build: Callable[[], Conversation]
+) -> list[Conversation]:
+    """The conversation unless the screen proves it clean, from its plain turns when it
+    has them, else from the built conversation."""
+    if turns is not None:
+        return [] if screen.clean(turns) else [build()]
+    conversation = build()
+    return [] if screen.clean(gemini_content.screen_turns(conversation)) else [conversation]
 
 
 READER = GeminiCliReader()

@@ -22,10 +22,11 @@ from transcript_doctor.readers.listing import (
     built,
     chat_assistant_turn,
     chat_tool_calls,
+    lines_from,
     listings,
     screened,
 )
-from transcript_doctor.source import PYTHON, SYNTAX, Container, ParseError, Source, fingerprint
+from transcript_doctor.source import PYTHON, SYNTAX, Container, Line, ParseError, Source, fingerprint
 
 # vibe/core/types.py Role: the roles LLMMessage accepts (any other fails the whole load).
 ROLES = frozenset({"user", "assistant", "tool", "system"})
@@ -35,14 +36,29 @@ ROLES = frozenset({"user", "assistant", "tool", "system"})
 PATH = re.compile(r"(?:^|[\\/])[^\\/]+_\d{8}_\d{6}_[^\\/]+[\\/]messages\.jsonl$")
 # meta.json (session_logger.py save_interaction): the keys that tell it from other JSON.
 META_KEYS = ("session_id", "total_messages", "system_prompt")
-# The keys of a line the screen understands (analysis/screen.py): text, calls, results, and
-# Vibe's bookkeeping that no rule reads (`injected`, `message_id`).  Anything else
-# (`reasoning_content`, `images`, …) is read by the full path.
-PLAIN_KEYS = frozenset({"role", "content", "injected", "message_id", "tool_calls", "tool_call_id", "name"})
+# The keys of a line the screen understands (analysis/screen.py): text, calls, results,
+# Vibe's bookkeeping that no rule reads (`injected`, `message_id`, `reasoning_message_id`)
+# and the reasoning of a turn (a thinking part that needs no signature: no rule flags it,
+# and a turn the screen takes has text or calls beside it).  Anything else (`images`, …)
+# is read by the full path.
+PLAIN_KEYS = frozenset(
+    {
+        "role",
+        "content",
+        "injected",
+        "message_id",
+        "tool_calls",
+        "tool_call_id",
+        "name",
+        "reasoning_content",
+        "reasoning_message_id",
+    }
+)
 # A whitespace-only line (CR counts: decode_safe turns CRLF into LF first), or whitespace
 # after the last newline.  SessionLoader.load_session drops only one trailing "" after its
-# split on "\n" and json.loads("") fails the whole load.
-BLANK = re.compile(rb"(?:^|\n)[ \t\r\f\v]*(?=\n)|\n[ \t\r\f\v]+\Z")
+# split on "\n" and json.loads("") fails the whole load.  The definition: ``blank_lines``
+# finds the same lines without searching the text (tests compare the two).
+BLANK = rb"(?:^|\n)[ \t\r\f\v]*(?=\n)|\n[ \t\r\f\v]+\Z"
 BLANK_MESSAGE = "a blank line: Mistral Vibe's loader reads it as a record and cannot load the session"
 
 
@@ -108,6 +124,16 @@ class MistralVibeReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a session the typed fast path proves clean (``fast``), else the
+        conversation from where the screen's doubt allows."""
+        if screen is not None and source.container is Container.JSONL:
+            from transcript_doctor.readers.mistral_vibe import fast  # msgspec: loaded on first use
+
+            proof = fast.prove(source.data, screen)
+            if proof is True:
+                return []
+            if proof is None:  # every line a record, no blank line: the screen's cut holds
+                return [built(lines_from(source, screen.cut, screen.before), self._conversation)]
         _report_blank_lines(source)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, (), False, cut)]
@@ -146,18 +172,39 @@ def _report_blank_lines(source: Source) -> None:
     edit addresses records, not the bytes between them."""
     if source.container is not Container.JSONL:
         return
-    data = source.data
-    found = BLANK.search(data)
+    found = blank_lines(source.data, source.lines)
     if found is None:
         return
-    start = found.start() + (1 if found.group().startswith(b"\n") else 0)  # the blank line
-    number = data.count(b"\n", 0, start) + 1
+    number, count = found
     numbers = [line.number for line in source.lines]
     record = max(min(bisect.bisect_right(numbers, number), len(numbers) - 1), 0)  # the next record
-    more = sum(1 for _ in BLANK.finditer(data)) - 1
+    more = count - 1
     message = BLANK_MESSAGE + (f" ({more} more blank line{'s' if more > 1 else ''} after it)" if more else "")
     # Reported once however often the file is read (Source.report deduplicates).
     source.report(ParseError(number, record, message, kinds=frozenset({SYNTAX})))
+
+
+def blank_lines(data: bytes, lines: list[Line]) -> tuple[int, int] | None:
+    """The number of the first line ``BLANK`` matches and how many it matches, or None.
+
+    Told from the source's lines instead of searching the text (a regex over every byte
+    cost half a large session's lint): the lines skip exactly the segments between
+    newlines that hold only ``[ \t\r\f\v]`` (the pattern's blanks), so with a newline
+    in the text the blank lines are the numbers the lines skip, up to the last segment
+    (an empty one after the final newline is no line).  Without a newline the pattern
+    cannot match.  tests/readers/test_mistral_vibe.py compares both on random texts."""
+    newlines = data.count(b"\n")
+    if not newlines:
+        return None
+    count = newlines + (0 if data.endswith(b"\n") else 1) - len(lines)
+    if not count:
+        return None
+    number = len(lines) + 1  # every line before the first blank has its own number
+    for expected, line in enumerate(lines, 1):
+        if line.number != expected:
+            number = expected
+            break
+    return number, count
 
 
 def _vibe_only_key(item: dict[str, Any]) -> bool:

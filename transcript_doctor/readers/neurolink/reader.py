@@ -30,7 +30,14 @@ from typing import Any
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
-from transcript_doctor.readers.listing import Element, Listing, built, listings, sample, screened
+from transcript_doctor.readers.listing import (
+    Element,
+    Listing,
+    built,
+    conversation_lines,
+    listings,
+    screened,
+)
 from transcript_doctor.readers.neurolink.pairing import AdjacencyPairing
 from transcript_doctor.source import NODE, Container, Source
 
@@ -52,12 +59,15 @@ def _stamped(item: dict[str, Any]) -> bool:
     return isinstance(item.get("id"), str) and isinstance(item.get("timestamp"), str)
 
 
-def _foreign(item: Any) -> bool:
-    """A row no NeuroLink version writes: another API's role or block content."""
-    if not isinstance(item, dict):
-        return False
-    role = item.get("role")
-    return (isinstance(role, str) and role not in ROLES) or isinstance(item.get("content"), list)
+def _any_foreign(items: list[Any]) -> bool:
+    """Whether a row is one no NeuroLink version writes: another API's role or block
+    content (a loop, not a call per row: asked of every row of a conversation object)."""
+    for item in items:
+        if isinstance(item, dict):
+            role = item.get("role")
+            if (isinstance(role, str) and role not in ROLES) or isinstance(item.get("content"), list):
+                return True
+    return False
 
 
 def _detect_object(value: dict[str, Any]) -> tuple[str, int] | None:
@@ -65,7 +75,7 @@ def _detect_object(value: dict[str, Any]) -> tuple[str, int] | None:
     if not isinstance(items, list) or sum(k in value for k in ENVELOPE_KEYS) < 2:
         return None
     reason = "NeuroLink conversation object"
-    if all(k in value for k in ENVELOPE) and not any(_foreign(i) for i in items):
+    if all(k in value for k in ENVELOPE) and not _any_foreign(items):
         return reason, DEFINITIVE  # the Redis value's own envelope; damaged rows are read leniently
     if items and all(_is_chat_message(i) for i in items):
         return reason, SPECIFIC
@@ -275,7 +285,7 @@ class NeurolinkReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        _, per_line = sample(source, KEYS)
+        per_line = conversation_lines(source, KEYS)
         value = source.value if source.container is Container.JSON else None
         cut = None if screen is None else (lambda items: screened(screen, _turns(items, value)))
         return [

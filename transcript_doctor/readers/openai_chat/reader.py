@@ -19,6 +19,7 @@ from transcript_doctor.readers.listing import (
     built,
     chat_assistant_turn,
     chat_tool_calls,
+    conversation_lines,
     listings,
     sample,
     screened,
@@ -46,6 +47,24 @@ def _is_message(item: Any) -> bool:
     if content is None or isinstance(content, (str, list)):
         return "content" in item or "tool_calls" in item or "function_call" in item
     return False
+
+
+def _plain_message(item: Any) -> bool:
+    """A message ``_is_message`` takes and ``_anthropic_only`` does not, told without
+    their calls for the usual message (a string or null ``content``, no Cline/Roo key):
+    detection asks it of every message of a document.  False: ask them."""
+    if item.__class__ is not dict:
+        return False
+    role = item.get("role")
+    if role.__class__ is not str or role not in ROLES:
+        return False
+    content = item.get("content", _MISSING)
+    if content is not None and content.__class__ is not str:
+        return False  # a list (its blocks are asked), no content, or another value
+    return "ts" not in item and "modelInfo" not in item and "metrics" not in item
+
+
+_MISSING = object()
 
 
 def _openai_only(item: dict[str, Any]) -> bool:
@@ -85,7 +104,7 @@ class OpenAIChatReader(Reader):
             return None
         openai = False
         for item in items:  # one pass: a document's every message is asked
-            if not _is_message(item) or _anthropic_only(item):
+            if not _plain_message(item) and (not _is_message(item) or _anthropic_only(item)):
                 return None
             openai = openai or _openai_only(item)
         shape = (
@@ -99,7 +118,7 @@ class OpenAIChatReader(Reader):
         return self.read_screened(source, None)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        _, per_line = sample(source, KEYS)
+        per_line = conversation_lines(source, KEYS)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         return [built(found, self._conversation) for found in listings(source, KEYS, per_line, cut)]
 

@@ -31,13 +31,17 @@ from typing import Any
 from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import SPECIFIC, Detection, Reader
-from transcript_doctor.source import PYTHON, Container, Line, Source
+from transcript_doctor.readers.openworker.callids import CallIds
+from transcript_doctor.source import HEAD_RECORDS, PYTHON, Container, Line, Source
 
 ROLES = frozenset({"system", "user", "assistant", "tool", "notice"})
 SIDECARS = frozenset({"_anthropic", "_gemini", "_openai", "_display"})
 MEDIA_PARTS = frozenset({"image_url", "file", "input_audio"})
 # ConversationStore._file: <base>/conversations/<session_id>.jsonl
 PATH = re.compile(r"(?:^|[\\/])conversations[\\/][^\\/]+\.jsonl$")
+# Lines from which the typed proof pays: detection parsed the first HEAD_RECORDS already,
+# and the proof decodes those again (measured: slower below about 35 lines).
+TYPED_FROM = 2 * HEAD_RECORDS
 # engine._tool_error_message and _execute_sync write json.dumps({"error": …, …}).
 ERROR_RESULT_PREFIX = '{"error": '
 
@@ -75,15 +79,21 @@ class OpenworkerReader(Reader):
         return [_Builder(source).build(self.dialect)]
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
-        """Lines are streamed to the screen first; the model is built only if it doubts,
-        from the line it cuts at (those lines are parsed again).
+        """Lines are decoded for the screen first (the typed proof, ``fast``; streamed
+        from parsed lines when it cannot decode them); the model is built only if it
+        doubts, from the line it cuts at (those lines are parsed again).
 
-        Built from a cut, a call id used before it is not renamed (``_CallIds``): such
+        Built from a cut, a call id used before it is not renamed (``CallIds``): such
         a conversation names a call id of the part before it and is built whole.
         """
         if screen is None:
             return self.read(source)
-        if screen.clean(_turns(source)):
+        proof: bool | None = False
+        if source.data.count(b"\n") >= TYPED_FROM:
+            from transcript_doctor.readers.openworker import fast  # msgspec: loaded on first use
+
+            proof = fast.prove(source.data, screen)  # None: doubted, and the cut is the full read's
+        if proof is True or (proof is False and screen.clean(_turns(source))):
             return []
         return [from_cut(screen, lambda start: _Builder(source).build(self.dialect, start))]
 
@@ -92,7 +102,7 @@ def _turns(source: Source) -> Iterator[Turn | None]:
     """The lines as the screen's turns, read the way ``_Builder`` reads them."""
     previous = None  # the role of the last line that is replayed
     stamp: object = None  # its `ts`, when it is a prompt
-    ids = _CallIds()
+    ids = CallIds()
     for line, item in source.records():
         if not isinstance(item, dict):
             continue
@@ -106,7 +116,7 @@ def _turns(source: Source) -> Iterator[Turn | None]:
             yield (RESULT, None, (ids.answered(call_id),)) if isinstance(call_id, str) else None
         elif role == "assistant":
             turn = _assistant_turn(item)
-            yield None if turn is None else (ASSISTANT, turn[0], tuple(ids.turn(line, turn[1])))
+            yield None if turn is None else (ASSISTANT, turn[0], tuple(ids.turn(line.number, turn[1])))
         elif role == "system":
             yield OTHER, None, (line.index,)
         elif role == "user":
@@ -159,37 +169,6 @@ def _raw_id(call: Any) -> str | None:
     return raw if isinstance(raw, str) else None
 
 
-class _CallIds:
-    """Pairing keys of calls and results.
-
-    Gemini synthesizes ``call_<n>`` per response (gemini_provider.stream), so ids repeat
-    across turns by design; every consumer (Gemini's id->name map, PR #350's repair)
-    answers the latest call with that id.  A repeated id is renamed for its line, and a
-    result is keyed to the latest call that declared its id.
-    """
-
-    def __init__(self) -> None:
-        self.scope: dict[str, str] = {}
-        self.used: set[str] = set()
-
-    def turn(self, line: Line, raws: list[str | None]) -> list[str | None]:
-        """The keys of one turn's calls (one id twice in a turn stays one key: TD305)."""
-        declared: dict[str, str] = {}
-        keys: list[str | None] = []
-        for raw in raws:
-            key = None if raw is None else declared.get(raw)
-            if raw is not None and key is None:
-                key = raw if raw not in self.used else f"{raw} (line {line.number})"
-                declared[raw] = key
-                self.used.add(raw)
-            keys.append(key)
-        self.scope.update(declared)
-        return keys
-
-    def answered(self, raw: str) -> str:
-        return self.scope.get(raw, raw)
-
-
 class _Builder:
     """Turns lines into messages in one pass, keeping only what the rules read."""
 
@@ -197,7 +176,7 @@ class _Builder:
         self.source = source
         self.messages: list[Message] = []
         self.block: Message | None = None  # the run of `tool` lines being read: one API slot
-        self.ids = _CallIds()
+        self.ids = CallIds()
 
     def build(self, dialect: Dialect, start: int = 0) -> Conversation:
         """The conversation from line ``start`` on (a screen's cut; 0: all of it)."""
@@ -237,7 +216,7 @@ class _Builder:
         if isinstance(calls, list):
             raws = [_raw_id(call) for call in calls]
             for index, (call, raw, call_id) in enumerate(
-                zip(calls, raws, self.ids.turn(line, raws), strict=True)
+                zip(calls, raws, self.ids.turn(line.number, raws), strict=True)
             ):
                 function = call.get("function") if isinstance(call, dict) else None
                 name = function.get("name") if isinstance(function, dict) else None

@@ -15,17 +15,23 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
   not check the bytes of fields it skips; Pi's loader reads them as U+FFFD);
 - a first line that is not the session header (TD001, #8939), an entry without a
   string id, an id written twice, a ``parentId`` that names no entry, a cycle;
-- compactions, branch summaries and custom messages (they change what is replayed);
-- assistants Pi skips (an error or aborted stop, nothing to send), redacted thinking,
-  images and unknown blocks in a reply, a tool call or result without a string id,
-  summary roles, and user content the screen does not know.
+- branch summaries and custom messages (they change what is replayed; a compaction is
+  replayed as ``tree.replayed`` replays it);
+- redacted thinking, images and unknown blocks in a reply, a tool call or result
+  without a string id, summary roles, and user content the screen does not know.
+
+An assistant Pi skips (an error or aborted stop, nothing to send) is the notice the
+reader makes of it (``skipped-…``: no rule reads it as a turn, and it arms no TD101).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
-from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
+from transcript_doctor.model import Dialect
 from transcript_doctor.readers.typed_lines import decoded
 
 _UNSET = msgspec.UNSET
@@ -54,18 +60,20 @@ class _Record(msgspec.Struct):
     parentId: str | msgspec.UnsetType | None = _UNSET  # a header has no parentId key
     cwd: str | None = None  # the header's
     message: _Message | None = None
+    firstKeptEntryId: Any = None  # a compaction's (any type, as ``tree.replayed`` compares it)
 
 
 _DECODER = msgspec.json.Decoder(_Record)
 _CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
-_REPLAY_CHANGING = frozenset({"compaction", "branch_summary", "custom_message"})
+_REPLAY_CHANGING = frozenset({"branch_summary", "custom_message"})
 _SKIPPED_STOPS = frozenset({"error", "aborted"})  # reader.SKIPPED_STOPS
+_SKIPPED_EMPTY: Turn = (NOTICE, "skipped-empty", ())  # a reply with nothing to send
 _USER_ROLES = frozenset({"user", "custom"})
 _ASIDE_ROLES = frozenset({"branchSummary", "compactionSummary"})
 
 
-def clean(data: bytes, screen: Screen) -> bool:
-    """True when no rule can find anything in this Pi session."""
+def clean(data: bytes, screen: Screen, dialect: Dialect) -> bool:
+    """True when no rule can find anything in this Pi session (read in ``dialect``)."""
     records = decoded(data, _DECODER)
     if not records:
         return False
@@ -78,7 +86,10 @@ def clean(data: bytes, screen: Screen) -> bool:
     ):
         return False  # the header (reader._header): else TD001
     by_id: dict[str, _Record] = {}
-    last: _Record | None = None
+    entries: list[_Record] = []
+    # A linear session (each entry's parent the entry before it, the first a root) is its
+    # own path: no other walk is needed, and every parent exists.
+    linear, previous = True, None
     for record in records:
         kind = record.type
         if kind == "session":
@@ -89,27 +100,62 @@ def clean(data: bytes, screen: Screen) -> bool:
         if key is None or key in by_id:
             return False
         by_id[key] = record
-        last = record
-    if last is None:
+        entries.append(record)
+        if linear:
+            parent = record.parentId
+            linear = parent == previous if previous is not None else parent is None or parent is _UNSET
+            previous = key
+    if not entries:
         return False
+    path = entries if linear else _path(entries[-1], by_id)
+    if path is None:
+        return False
+    turns = _turns(_replayed(path))
+    if turns and turns[-1] is not None and turns[-1][0] != NOTICE and not dialect.final_text_is_prefill:
+        # Pi never continues from an assistant message: the next prompt follows the final
+        # text whenever the history is sent, so its whitespace is no prefill (TD102 does
+        # not apply).  The screen is shown that prompt (``gemini_content.closing``), unless
+        # notices end the turns (after them it would disarm TD101).
+        turns.append((OTHER, None, ()))
+    return turns is not None and screen.clean(turns)
+
+
+def _path(last: _Record, by_id: dict[str, _Record]) -> list[_Record] | None:
+    """The entries from the root to ``last`` (``tree.walk``), or None for a parent that
+    names no entry (TD404, or a dangling branch: the full read decides) or a cycle."""
     for record in by_id.values():
         parent = record.parentId
         if parent is not None and parent is not _UNSET and parent not in by_id:
-            return False  # TD404, or a dangling branch: the full read decides
+            return None
     path: list[_Record] = []
     seen: set[str] = set()
     current: _Record | None = last
     while current is not None:
         assert current.id is not None
         if current.id in seen:
-            return False  # a cycle
+            return None  # a cycle
         seen.add(current.id)
         path.append(current)
         parent = current.parentId
         current = by_id[parent] if isinstance(parent, str) else None
     path.reverse()
-    turns = _turns(path)
-    return turns is not None and screen.clean(turns)
+    return path
+
+
+def _replayed(path: list[_Record]) -> list[_Record]:
+    """The entries Pi sends (``tree.replayed``): with a compaction on the path, the latest
+    one (standing for its summary), the path from its ``firstKeptEntryId`` up to it, and
+    what follows it."""
+    at = -1
+    for index, record in enumerate(path):
+        if record.type == "compaction":
+            at = index
+    if at < 0:
+        return path
+    first_kept = path[at].firstKeptEntryId
+    kept = path[:at]
+    start = next((i for i, r in enumerate(kept) if r.id is not None and r.id == first_kept), at)
+    return [path[at], *kept[start:], *path[at + 1 :]]
 
 
 def _turns(path: list[_Record]) -> list[Turn | None] | None:
@@ -121,12 +167,17 @@ def _turns(path: list[_Record]) -> list[Turn | None] | None:
     try:
         for record in path:
             message = record.message
+            if record.type == "compaction":
+                turns.append((OTHER, None, ()))  # its summary, sent as user text
+                continue
             if record.type != "message" or message is None:
                 continue  # model and thinking changes, labels, session info: not sent
             role = message.role
             if role == "assistant":
-                if message.stopReason in _SKIPPED_STOPS:
-                    return None  # a notice, not a turn
+                stop = message.stopReason
+                if stop in _SKIPPED_STOPS:
+                    turns.append((NOTICE, f"skipped-{stop}", ()))  # never sent (reader._assistant)
+                    continue
                 turn = _assistant(content(message.content))
                 if turn is None:
                     return None
@@ -151,10 +202,11 @@ def _turns(path: list[_Record]) -> list[Turn | None] | None:
 
 
 def _assistant(content: str | list[_Block] | None) -> Turn | None:
-    """One reply's turn, its texts joined as ``Message.visible_text`` joins them; None for
-    a reply Pi would skip or one holding a block the screen does not know."""
+    """One reply's turn, its texts joined as ``Message.visible_text`` joins them, the
+    notice of a reply Pi skips as empty, or None for one holding a block the screen does
+    not know."""
     if not isinstance(content, list):
-        return None  # no blocks: nothing to send, Pi skips it
+        return _SKIPPED_EMPTY  # no blocks: nothing to send, Pi skips it
     texts: list[str] = []
     ids: list[str] = []
     sendable = False
@@ -174,7 +226,7 @@ def _assistant(content: str | list[_Block] | None) -> Turn | None:
         else:
             return None  # a call without id, an image, any other block
     if not sendable:
-        return None  # skipped as empty (reader._assistant)
+        return _SKIPPED_EMPTY  # skipped as empty (reader._assistant)
     return ASSISTANT, "".join(texts) if texts else None, tuple(ids)
 
 

@@ -114,7 +114,7 @@ class PiReader(Reader):
         if screen is not None:
             from transcript_doctor.readers.pi import fast  # msgspec: loaded on first use
 
-            if fast.clean(source.data, screen):
+            if fast.clean(source.data, screen, self.dialect):
                 return []
         return self.read(source)
 

@@ -11,13 +11,16 @@ and remembers, for every message, the lines and uuids a fix must edit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.qwen_code.refs import ChainRef, CompressedRef, LineCopyRef, LinkRef, RecordRef
 from transcript_doctor.source import NODE, Container, Line, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.analysis.screen import Screen
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 ENVELOPE_STRINGS = ("uuid", "sessionId", "timestamp", "cwd", "version")
@@ -58,22 +61,45 @@ class QwenCodeReader(Reader):
     dialect = Dialect(coalesce_roles=True)
 
     def detect(self, source: Source) -> Detection | None:
+        """Every head record a Qwen envelope, none a Claude Code tell, every message a
+        Gemini Content, and one record only Qwen writes.  (One loop: detection runs on
+        every JSONL file whose head holds a uuid.)"""
         if source.container is not Container.JSONL:
             return None
         head = source.head()
-        if not head or not all(_envelope(r) for r in head):
+        if not head:
             return None
-        if any(_claude_tell(r) for r in head):
-            return None
-        messages = [r["message"] for r in head if "message" in r]
-        if not all(_gemini_content(m) for m in messages):
-            return None
-        if not any(_qwen_feature(r) for r in head):
+        feature = False
+        for record in head:
+            if not _envelope(record) or _claude_tell(record):
+                return None
+            if "message" in record:
+                if not _gemini_content(record["message"]):
+                    return None
+                feature = True
+            elif not feature:
+                feature = _qwen_feature(record)
+        if not feature:
             return None
         return self.claim(
             "uuid/parentUuid chain with Gemini Content messages (`message.parts`, role `model`)",
             DEFINITIVE,
         )
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a chain the screen proves clean: from typed records (``fast``), else
+        from the built chain (``gemini_content.screen_turns``; the rules cost more than
+        building the chain's messages)."""
+        if screen is not None and source.container is Container.JSONL:
+            from transcript_doctor.readers.qwen_code import fast  # msgspec: loaded on first use
+
+            turns = fast.turns(source.data)
+            if turns is not None:
+                return [] if screen.clean(turns) else self.read(source)
+        conversations = self.read(source)
+        if screen is None or source.errors:
+            return conversations  # TD001 beside them: read as the full read does
+        return [c for c in conversations if not screen.clean(gemini_content.screen_turns(c))]
 
     def read(self, source: Source) -> list[Conversation]:
         if source.container is not Container.JSONL:
@@ -97,19 +123,20 @@ class QwenCodeReader(Reader):
 
 def _envelope(record: Any) -> bool:
     """The ``createBaseRecord()`` fields every Qwen record carries."""
-    if not isinstance(record, dict) or record.get("type") not in RECORD_TYPES:
+    if record.__class__ is not dict or record.get("type") not in RECORD_TYPES:
         return False
-    if not all(isinstance(record.get(key), str) for key in ENVELOPE_STRINGS):
-        return False
+    for key in ENVELOPE_STRINGS:
+        if record.get(key).__class__ is not str:
+            return False
     parent = record.get("parentUuid", 0)
-    return parent is None or isinstance(parent, str)
+    return parent is None or parent.__class__ is str
 
 
 def _claude_tell(record: dict[str, Any]) -> bool:
     message = record.get("message")
-    if isinstance(message, dict) and ("content" in message or message.get("role") == "assistant"):
+    if message.__class__ is dict and ("content" in message or message.get("role") == "assistant"):
         return True
-    return record.get("type") in CLAUDE_TYPES or any(key in record for key in CLAUDE_KEYS)
+    return record.get("type") in CLAUDE_TYPES or not record.keys().isdisjoint(CLAUDE_KEYS)
 
 
 def _gemini_content(message: Any) -> bool:

@@ -1,0 +1,163 @@
+"""Proof that a Mistral Vibe session has no finding, without reading it as dicts.
+
+A session is mostly short lines; parsing each into a dict, then asking the dict for the
+keys the screen reads, cost three times the parse.  msgspec decodes each line into
+``_Line``, in C, and the turns ``reader._plain_turns`` would give are handed to the
+screen.  A session the screen proves clean is left unread; one it doubts is built from
+its cut, as the full read builds it (``listing.lines_from``: only the lines from the cut
+on are parsed); anything else is read in full, so the findings are the full read's.
+
+What the proof does not take falls back to the full read (``clean`` returns False):
+
+- a line msgspec does not decode into ``_Line``: a key outside ``reader.PLAIN_KEYS``
+  (``forbid_unknown_fields``: the full read's screen gives up there too), a field of
+  another type, a torn, glued or blank line, a value that is not an object, NUL bytes,
+  raw control characters, a lone surrogate escape, NaN, nesting deeper than msgspec's
+  limit (lower than orjson's; msgspec refuses what orjson refuses there), a BOM, and invalid UTF-8 anywhere (msgspec does not
+  check the bytes of fields it skips: ``typed_lines.decoded`` checks the whole text);
+- an empty line (two newlines in a row, or one at the start): Vibe's loader fails on it
+  (TD001, ``reader.blank_lines``), and ``decoded`` skips it.
+
+A number beyond a double (``1e400``) in a skipped field is skipped by msgspec and refused
+by orjson; Vibe's loader (``json.loads``) reads it, so the full read reports nothing for
+it either.  Duplicate keys: msgspec keeps the last, as orjson does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import msgspec
+
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.readers.typed_lines import decoded
+from transcript_doctor.source import BOM
+
+
+class _Call(msgspec.Struct):
+    id: str | None = None
+
+
+class _Line(msgspec.Struct, forbid_unknown_fields=True):
+    """A line of ``reader.PLAIN_KEYS`` only; what the screen does not read is kept raw."""
+
+    role: str | None = None
+    content: str | None = None
+    tool_calls: list[_Call] | None = None
+    tool_call_id: str | None = None
+    injected: msgspec.Raw = msgspec.Raw(b"")
+    message_id: msgspec.Raw = msgspec.Raw(b"")
+    name: msgspec.Raw = msgspec.Raw(b"")
+    reasoning_content: msgspec.Raw = msgspec.Raw(b"")
+    reasoning_message_id: msgspec.Raw = msgspec.Raw(b"")
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+_WRAPPED = msgspec.json.Decoder(tuple[_Line])  # a line wrapped in brackets (``_lines``)
+# Above this size lines are decoded one at a time (``typed_lines.decoded``): ``_lines``
+# holds two copies of the text for a moment, and the peak memory must stay near the file's.
+_WRAP_LIMIT = 16 << 20
+_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
+
+
+def clean(data: bytes, screen: Screen) -> bool:
+    """True when no rule can find anything in this session (False: read it in full)."""
+    return prove(data, screen) is True
+
+
+def prove(data: bytes, screen: Screen) -> bool | None:
+    """True when no rule can find anything in this session; None when the proof covers
+    the session but the screen doubts it (``screen.cut`` and ``screen.before`` say where
+    the full read's screen would cut it: every line is a record, in order); False when
+    only the full read can tell."""
+    segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    try:
+        lines = _lines(data) if len(data) <= _WRAP_LIMIT else decoded(data, _DECODER)
+    except RecursionError:  # msgspec's depth limit (``decoded`` lets it through)
+        return False
+    if lines is None or len(lines) != segments:
+        return False  # an empty line: TD001 (``decoded`` skips it)
+    return True if screen.clean(_turns(lines)) else None
+
+
+def _lines(data: bytes) -> list[_Line] | None:
+    """Every line's record, or None when a line is not one ``_Line`` or the text is not
+    UTF-8, in one call into msgspec instead of one per line (a third of the time).
+
+    Each line is wrapped in brackets (newlines become ``]\\n[``) and the lines are
+    decoded as whitespace-separated one-element arrays.  A line holding more than one
+    value makes more arrays than lines (``prove`` compares the counts) or an array of
+    two; no value can run across a newline, since each newline now follows a ``]`` and
+    precedes a ``[``, which no JSON container takes without a comma between, and a
+    string never holds a raw newline; an empty or blank line makes an empty array.  So
+    when the counts agree, each line is exactly one value, decoded as the line alone
+    would be (one more level of nesting: msgspec's depth limit comes a level sooner, and
+    such a file is read in full).  tests/test_fast_path.py compares this with
+    ``typed_lines.decoded`` on damaged files."""
+    if data.startswith(BOM) or not _utf8(data):
+        return None
+    wrapped = memoryview(b"[" + data.replace(b"\n", b"]\n[") + b"]")
+    if data.endswith(b"\n"):
+        wrapped = wrapped[:-2]  # the "[]" after the last newline
+    try:
+        return [line for (line,) in _WRAPPED.decode_lines(wrapped)]
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether the text is UTF-8, checked a piece of whole lines at a time (one decode of
+    it all widens every character to the widest)."""
+    if data.isascii():
+        return True
+    view = memoryview(data)
+    start, size = 0, len(data)
+    try:
+        while start < size:
+            end = data.find(b"\n", start + _PIECE)
+            end = size if end < 0 else end
+            str(view[start:end], "utf-8")
+            start = end + 1
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _turns(lines: list[_Line]) -> Iterator[Turn | None]:
+    """``reader._plain_turns`` on decoded lines (every line's keys are plain already)."""
+    previous_user = False
+    for index, line in enumerate(lines):
+        role = line.role
+        if role == "user":
+            if previous_user or line.content is None:
+                yield None
+                return
+            previous_user = True
+            yield OTHER, None, (index,)
+            continue
+        previous_user = False
+        if role == "assistant":
+            turn = _assistant(line)
+            yield turn
+            if turn is None:
+                return
+        elif role == "tool" and line.tool_call_id is not None:
+            yield RESULT, None, (line.tool_call_id,)
+        else:
+            yield None
+            return
+
+
+def _assistant(line: _Line) -> Turn | None:
+    """``listing.chat_assistant_turn`` on a decoded line."""
+    content = line.content
+    calls = line.tool_calls
+    ids: tuple[str, ...] = ()
+    if calls is not None:
+        found = [call.id for call in calls]
+        if None in found:
+            return None
+        ids = tuple(found)  # type: ignore[arg-type]  # no None left
+    if content is None and not ids:
+        return None
+    return ASSISTANT, content, ids
