@@ -4,9 +4,11 @@ Readers may prove a file (or a conversation) clean without building its model (t
 message-list screen, ``analysis/screen.py``, and the typed fast path of Claude Code
 sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, of Mistral
 Vibe sessions, ``readers/mistral_vibe/fast.py``, of openworker conversations,
-``readers/openworker/fast.py``, and of Qwen Code sessions, ``readers/qwen_code/fast.py``;
-Gemini CLI streams replayed from typed records, ``readers/gemini_cli/fast.py``, a line that
-does not decode read alone; Gemini CLI sessions and Qwen Code chains screened from their
+``readers/openworker/fast.py``, of Qwen Code sessions, ``readers/qwen_code/fast.py``, of
+Codex rollouts, ``readers/codex/fast.py``, and of Copilot CLI event logs,
+``readers/copilot_cli/fast.py``; ``opencode export`` documents screened as parsed,
+``readers/opencode/screening.py``; Gemini CLI streams replayed from typed records,
+``readers/gemini_cli/fast.py``, a line that does not decode read alone; Gemini CLI sessions and Qwen Code chains screened from their
 records or their built conversation, ``gemini_cli/reader._plain_turns`` and
 ``gemini_content.screen_turns``), and detection asks only the readers whose
 ``first_keys`` the file's first record holds (and settles a Claude Code session from the
@@ -23,7 +25,9 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -995,3 +999,402 @@ def test_a_gemini_cli_stream_torn_at_its_end_is_replayed_from_typed_records(
             assert any(f.finding.rule.code == "TD001" for f in full.findings)
             checked += 1
     assert checked > 20
+
+
+CODEX = sorted(
+    p
+    for p in [*(FIXTURES / "codex").glob("*.jsonl"), *(FIXTURES / "wild" / "codex").glob("*.jsonl")]
+    if p.stat().st_size < 70_000
+)
+
+
+def _codex_variants(data: bytes, tail: bool = False) -> list[bytes]:
+    """``_variants`` and damage that keeps every line decodable, one line at a time: what
+    the typed proof of a rollout (``readers/codex/fast.py``) regroups and hands to the
+    screen.  A reply made empty, blank, given a trailing blank or a placeholder, a
+    prompt turned into context or a reply, an output answering another call, a call id
+    repeated, a rollback, a compaction without its replacement history, a number beyond
+    a double in a value, and a prompt line written twice.  ``tail``: the last 40 lines
+    only (where a long rollout's cut falls), without ``_variants``."""
+    lines = data.split(b"\n")
+    found = [] if tail else _variants(data)
+    for i, line in enumerate(lines if tail else lines[:60]):
+        if tail and i < len(lines) - 40:
+            continue
+        for old, new in (
+            (b'"type":"output_text","text":"', b'"type":"output_text","text":"","x":"'),
+            (b'"type":"output_text","text":"', b'"type":"output_text","text":" \\n","x":"'),
+            (
+                b'"type":"output_text","text":"',
+                b'"type":"output_text","text":"[Request interrupted by user]","x":"',
+            ),
+            (b'","type":"output_text"', b' ","type":"output_text"'),
+            (b'"type":"input_text","text":"', b'"type":"input_text","text":"<environment_context>'),
+            (b'"role":"user"', b'"role":"assistant"'),
+            (b'"role":"developer"', b'"role":"user"'),
+            (
+                b'"type":"function_call_output","call_id":"',
+                b'"type":"function_call_output","call_id":"other-',
+            ),
+            (b'"type":"function_call","name":"', b'"type":"function_call","call_id":"again","x":"'),
+            (b'"type":"token_count"', b'"type":"thread_rolled_back","num_turns":1'),
+            (b'"replacement_history":', b'"message":"summary","x":'),
+            (b'"type":"reasoning"', b'"type":"local_shell_call"'),
+            (b'"timestamp":"', b'"timestamp":"2026-01-01T00:00:00.000Z","n":[1.5E+400],"t":"'),
+        ):
+            if old in line:
+                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+        if b'"role":"user"' in line:
+            found.append(b"\n".join([*lines[: i + 1], line, *lines[i + 1 :]]))  # a prompt line twice
+    return found
+
+
+@pytest.mark.parametrize("path", CODEX, ids=lambda p: p.name)
+def test_codex_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a Codex rollout (``_codex_variants``) lints the same with and
+    without the typed fast path (``readers/codex/fast.py``)."""
+    for data in _codex_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        if not full.findings or path.stat().st_size > 16_000:
+            continue
+        for unsafe in (False, True):  # a doubted rollout is built from the cut: the same repairs
+            fast_fix, full_fix = (
+                fixer.fix_bytes(path.name, data, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+            assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+                (a.rule, a.line, a.action) for a in full_fix.applied
+            ]
+
+
+# Rollouts of plain turns (prompts, context, replies, reasoning, calls and outputs, one
+# compaction): the fast path's domain.
+CODEX_PLAIN = (
+    "excerpt-compacted-rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
+    "rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+    "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl",
+    "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl",
+    "superseded-unanswered-call.jsonl",
+    "acy-rollout-transcript-sample.jsonl",
+)
+
+
+def test_the_codex_fast_path_proves_clean_rollouts_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean rollouts of plain turns are not read into a model at all (building is made
+    to fail here); a rollout with findings, and a legacy one, are."""
+    from transcript_doctor.readers.codex import reader
+
+    every = sorted([*(FIXTURES / "codex").glob("*.jsonl"), *(FIXTURES / "wild" / "codex").glob("*.jsonl")])
+    plain = [p for p in every if p.name in CODEX_PLAIN]
+    damaged = [p for p in every if engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings]
+    legacy = FIXTURES / "codex" / "legacy-rollout.jsonl"
+
+    def refuse(source: object) -> object:
+        raise AssertionError("the model was built")
+
+    monkeypatch.setattr(reader, "History", refuse)
+    assert len(plain) == len(CODEX_PLAIN)
+    for path in plain:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("codex", [], None), path.name
+    assert damaged
+    for path in [*damaged, legacy]:
+        with pytest.raises(AssertionError, match="the model was built"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+def test_a_doubted_codex_rollout_is_read_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long rollout with an unanswered call near its end is read from the screen's cut: the
+    lines before it are neither parsed nor built, and the findings are the full read's."""
+    from transcript_doctor import source as source_module
+
+    path = FIXTURES / "codex" / "rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl"
+    data = path.read_bytes()
+    full = engine.lint_bytes(path.name, data, _options(False))
+    assert [f.finding.rule.code for f in full.findings] == ["TD301"]
+    parsed: list[int] = []
+    records = source_module.Source.records
+
+    def counted(self: source_module.Source, lines: object = None) -> object:
+        for line, value in records(self, lines):  # type: ignore[arg-type]
+            parsed.append(line.index)
+            yield line, value
+
+    monkeypatch.setattr(source_module.Source, "records", counted)
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert parsed and min(parsed) > 700
+
+
+def test_a_doubted_compacted_rollout_leaves_the_lines_before_its_compaction_unparsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rollout the proof covers but the screen doubts with no cut (an orphan output right
+    after the compaction) is built from the compaction on: the lines before it, known to
+    parse, are not parsed again for TD001, and the findings are the full read's."""
+    from transcript_doctor import source as source_module
+
+    path = (
+        FIXTURES
+        / "codex"
+        / "excerpt-compacted-rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    )
+    lines = path.read_bytes().split(b"\n")
+    compaction = next(i for i, line in enumerate(lines) if b'"type":"compacted"' in line)
+    last = max(i for i, line in enumerate(lines) if b'"type":"function_call_output","call_id":"' in line)
+    lines[last] = lines[last].replace(b'"call_id":"', b'"call_id":"other-', 1)
+    data = b"\n".join(lines)
+    full = engine.lint_bytes(path.name, data, _options(False))
+    assert [f.finding.rule.code for f in full.findings] == ["TD306", "TD302"]
+    read: list[int] = []
+    records, one = source_module.Source.records, source_module.Source.record
+
+    def counted(self: source_module.Source, lines: object = None) -> object:
+        for line, value in records(self, lines):  # type: ignore[arg-type]
+            read.append(line.index)
+            yield line, value
+
+    def counted_one(self: source_module.Source, line: Any) -> Any:
+        read.append(line.index)
+        return one(self, line)
+
+    monkeypatch.setattr(source_module.Source, "records", counted)
+    monkeypatch.setattr(source_module.Source, "record", counted_one)
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert read and min(read) == compaction
+
+
+def test_doubted_codex_rollouts_build_the_same_from_the_cut() -> None:
+    """Damage at the end of a long rollout (``_codex_variants``, tail): built from the
+    screen's cut, or whole where a call id crosses it, with the full read's findings and
+    repairs (safe and unsafe)."""
+    path = FIXTURES / "codex" / "rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl"
+    for data in _codex_variants(path.read_bytes(), tail=True):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        for unsafe in (False, True):
+            fast_fix, full_fix = (
+                fixer.fix_bytes(path.name, data, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+            assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+                (a.rule, a.line, a.action) for a in full_fix.applied
+            ]
+
+
+COPILOT = sorted(p for p in (FIXTURES / "copilot-cli").rglob("events.jsonl") if "session-state" in p.parts)
+
+
+def _copilot_variants(data: bytes, tail: bool = False) -> list[bytes]:
+    """Damage that keeps every line an event, one line at a time: what the proof of an
+    event log (``readers/copilot_cli/fast.py``) replays and hands to the screen.  A reply
+    made empty, blank, given a trailing blank or a placeholder, a call or completion
+    given another id or none, a request that is no object, a late prompt (also recorded
+    before the results of open calls), a sub-agent's event, an event id written twice,
+    and a line of another envelope."""
+    lines = data.split(b"\n")
+    found: list[bytes] = []
+    for i, line in enumerate(lines if tail else lines[:40]):
+        if tail and i < len(lines) - 25:
+            continue  # ``tail``: the last lines only
+        for old, new in (
+            (b'"model":"fake-model","content":"', b'"model":"fake-model","content":"","x":"'),
+            (b'"model":"fake-model","content":"', b'"model":"fake-model","content":" \\n","x":"'),
+            (
+                b'"model":"fake-model","content":"',
+                b'"model":"fake-model","content":"[Request interrupted by user]","x":"',
+            ),
+            (b'"toolCallId":"', b'"toolCallId":"other-'),
+            (b'"toolCallId":"', b'"toolCallId":null,"x":"'),
+            (b'"toolRequests":[', b'"toolRequests":[1,'),
+            (b'"delivery":"', b'"delivery":"queued","x":"'),
+            (b'"type":"assistant.message",', b'"agentId":"sub","type":"assistant.message",'),
+            (b'"type":"tool.execution_complete",', b'"agentId":"sub","type":"tool.execution_complete",'),
+            (b'"parentId":', b'"extra":1,"parentId":'),
+        ):
+            if old in line:
+                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+        if b'"type":"user.message"' in line:
+            found.append(b"\n".join([*lines[: i + 1], line, *lines[i + 1 :]]))  # the same event twice
+            late = line.replace(b'"delivery":"', b'"delivery":"queued","x":"', 1)
+            for back in (1, 2):  # recorded before the results of the calls before it
+                if i >= back:
+                    found.append(
+                        b"\n".join([*lines[: i - back], late, *lines[i - back : i], *lines[i + 1 :]])
+                    )
+    return found
+
+
+@pytest.mark.parametrize("short", [True, False], ids=["parsed", "typed"])
+@pytest.mark.parametrize("path", COPILOT, ids=lambda p: p.parent.parent.parent.name)
+def test_copilot_damage_is_found_by_both_paths(
+    path: Path, short: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every variant of a Copilot event log lints the same with and without the fast path,
+    screened from the records detection parsed (a short log) and decoded by msgspec (a
+    doubted one then read from the screen's cut, and repaired the same)."""
+    from transcript_doctor.readers.copilot_cli import reader
+
+    if not short:
+        monkeypatch.setattr(reader, "_SHORT_LINES", 0)
+    data = path.read_bytes()
+    for variant in [*_copilot_variants(data), *(_variants(data) if short else [])]:
+        fast, full = (engine.lint_bytes(path.name, variant, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        if short or not full.findings:
+            continue
+        # A doubted log is read from the screen's cut: the same repairs.
+        fast_fix, full_fix = (
+            fixer.fix_bytes(path.name, variant, _options(screen, True)) for screen in (True, False)
+        )
+        assert fast_fix.after == full_fix.after
+        assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+            (a.rule, a.line, a.action) for a in full_fix.applied
+        ]
+
+
+def test_doubted_copilot_logs_build_the_same_from_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long log (a recorded one's turns told six times, ids made unique) damaged near its
+    end is read from the screen's cut, with the full read's findings and repairs."""
+    from transcript_doctor.readers.copilot_cli.reader import CopilotCliReader
+
+    lines = (FIXTURES / "copilot-cli" / "tools").rglob("events.jsonl").__next__().read_bytes().split(b"\n")
+    body = b"\n".join(lines[1:]).strip(b"\n")
+    told = [
+        body.replace(b'"id":"', b'"id":"%d-' % k).replace(b'"toolCallId":"', b'"toolCallId":"%d-' % k)
+        for k in range(6)
+    ]
+    data = b"\n".join([lines[0], *told]) + b"\n"
+    assert not engine.lint_bytes("events.jsonl", data, _options(False)).findings
+    cuts: list[int] = []
+    build = CopilotCliReader._from
+
+    def counted(self: CopilotCliReader, source: Any, start: int) -> Any:
+        cuts.append(start)
+        return build(self, source, start)
+
+    monkeypatch.setattr(CopilotCliReader, "_from", counted)
+    for variant in _copilot_variants(data, tail=True):
+        fast, full = (
+            engine.lint_bytes("events.jsonl", variant, _options(screen)) for screen in (True, False)
+        )
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        for unsafe in (False, True):
+            fast_fix, full_fix = (
+                fixer.fix_bytes("events.jsonl", variant, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+            assert [(a.rule, a.line, a.action) for a in fast_fix.applied] == [
+                (a.rule, a.line, a.action) for a in full_fix.applied
+            ]
+    assert max(cuts) > len(data.split(b"\n")) // 2
+
+
+@pytest.mark.parametrize("short", [True, False], ids=["parsed", "typed"])
+def test_the_copilot_fast_path_proves_clean_logs_clean(short: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean Copilot event logs are not read into a model at all (building is made to fail
+    here); a log with findings is."""
+    from transcript_doctor.readers.copilot_cli import reader
+
+    if not short:
+        monkeypatch.setattr(reader, "_SHORT_LINES", 0)
+    every = [(p, engine.lint_bytes(p.name, p.read_bytes(), _options(False)).findings) for p in COPILOT]
+    plain = [p for p, findings in every if not findings]
+    damaged = [p for p, findings in every if findings]
+
+    def refuse(self: object, source: object, records: object = None) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(reader.CopilotCliReader, "_build", refuse)
+    assert len(plain) > 15
+    assert damaged
+    for path in plain:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("copilot-cli", [], None), path
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+OPENCODE = sorted(
+    p for p in FIXTURES.rglob("export*.json") if p.parts[len(FIXTURES.parts)].startswith("opencode")
+)
+
+
+def _opencode_variants(data: bytes) -> list[bytes]:
+    """An ``opencode export`` damaged one message or part at a time, as values (the
+    screen reads the parsed document, ``readers/opencode/screening.py``): a message left
+    out, written twice, of another role or none; an assistant message errored, aborted;
+    a part made empty, blank, a placeholder, a trailing blank, no object, of no type,
+    a tool part running, without its id or with another's, and a step marker alone."""
+    import copy
+    import json
+
+    value = json.loads(data)
+    messages = value["messages"]
+    found: list[Any] = []
+
+    def variant(change: Callable[[list[Any]], object]) -> None:
+        changed = copy.deepcopy(value)
+        change(changed["messages"])
+        found.append(changed)
+
+    for k, message in enumerate(messages):
+        variant(lambda m, k=k: m.pop(k))
+        variant(lambda m, k=k: m.insert(k, copy.deepcopy(m[k])))
+        variant(lambda m, k=k: m[k]["info"].update(role="system"))
+        variant(lambda m, k=k: m[k].update(info=None))
+        variant(lambda m, k=k: m[k]["info"].update(error={"name": "MessageAbortedError", "data": {}}))
+        variant(lambda m, k=k: m[k]["info"].update(error={"name": "APIError", "data": {}}))
+        variant(lambda m, k=k: m[k].update(parts=[{"type": "step-start"}]))
+        for j, part in enumerate(message["parts"]):
+            variant(lambda m, k=k, j=j: m[k]["parts"].__setitem__(j, 7))
+            variant(lambda m, k=k, j=j: m[k]["parts"][j].pop("type"))
+            if part.get("type") == "text":
+                for text in ("", "  ", "[Request interrupted by user]", part.get("text", "") + " \n"):
+                    variant(lambda m, k=k, j=j, text=text: m[k]["parts"][j].update(text=text))
+            if part.get("type") == "tool":
+                variant(lambda m, k=k, j=j: m[k]["parts"][j]["state"].update(status="running"))
+                variant(lambda m, k=k, j=j: m[k]["parts"][j].pop("callID"))
+                variant(lambda m, k=k, j=j: m[k]["parts"][j].update(callID="other"))
+    return [json.dumps(v, indent=2).encode() for v in found]
+
+
+@pytest.mark.parametrize("path", OPENCODE, ids=_id)
+def test_opencode_export_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of an ``opencode export`` lints the same with and without the screen."""
+    for data in _opencode_variants(path.read_bytes()):
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert fast.reader == full.reader
+
+
+def test_clean_opencode_exports_are_screened_unbuilt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean exports are not read into a model at all (the full read is made to fail
+    here); an export with findings is."""
+    from transcript_doctor.readers.opencode.reader import OpenCodeReader
+
+    every = [(p, engine.lint_bytes(p.name, p.read_bytes(), _options(False))) for p in OPENCODE]
+    # The screen doubts a final reply ending in a blank (TD102's question, though OpenCode's
+    # final text is never prefill): that session is built.
+    plain = [
+        p
+        for p, report in every
+        if report.reader == "opencode" and not report.findings and p.parent.name != "tui-abort-stream"
+    ]
+    damaged = [p for p, report in every if report.reader == "opencode" and report.findings]
+
+    def refuse(self: object, source: object) -> object:
+        raise AssertionError("the full read ran")
+
+    monkeypatch.setattr(OpenCodeReader, "read", refuse)
+    assert len(plain) > 5
+    assert damaged
+    for path in plain:
+        report = engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+        assert (report.reader, report.findings, report.error) == ("opencode", [], None), path
+    for path in damaged:
+        with pytest.raises(AssertionError, match="the full read ran"):
+            engine.lint_bytes(path.name, path.read_bytes(), _options(True))

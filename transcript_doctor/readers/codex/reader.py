@@ -11,12 +11,16 @@ items are regrouped into vendor-neutral messages in ``history``.  The legacy lay
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from transcript_doctor.analysis.screen import from_cut
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.codex.history import At, History
-from transcript_doctor.source import STRICT, Container, Source
+from transcript_doctor.source import STRICT, Container, Line, Source
+
+if TYPE_CHECKING:
+    from transcript_doctor.analysis.screen import Screen
 
 REASON = "Codex RolloutLine envelope with session_meta"
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload", "ordinal"})
@@ -143,13 +147,45 @@ class CodexReader(Reader):
             return self.claim(companion, SPECIFIC, transcript=False)
         return None
 
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a rollout the typed fast path proves clean (``fast``); one it covers
+        but the screen doubts is read from the screen's cut (nothing before it can be
+        flagged), and without parsing again the lines before its compaction (every line
+        is known to parse: no TD001 there); anything else in full."""
+        if screen is not None and _layout(source.head()) == ROLLOUT:
+            from transcript_doctor.readers.codex import fast  # msgspec: loaded on first use
+
+            proof = fast.prove(source.data, screen)
+            if proof is not None:
+                if proof.clean:
+                    return []
+                compacted = proof.compacted
+                return [from_cut(screen, lambda start: self._from(source, start, compacted))]
+        return self.read(source)
+
+    def _from(self, source: Source, start: int, compacted: int | None) -> Conversation:
+        """The conversation of a rollout the proof covers (every line parses) from line
+        ``start`` on (a screen's cut after the last compaction, whose line index is
+        ``compacted``; 0: all of it, the lines before the compaction left unparsed)."""
+        if not start:
+            return self._whole(source, proven=True)
+        history = History(source)
+        for line, record in source.records(source.lines[start:]):
+            if isinstance(record, dict):
+                _rollout_line(history, line, record)
+        return Conversation(history.finish(), self.dialect, ref=Layout(ROLLOUT, compacted))
+
     def read(self, source: Source) -> list[Conversation]:
+        return [self._whole(source, proven=False)]
+
+    def _whole(self, source: Source, proven: bool) -> Conversation:
+        """The whole conversation; ``proven``: every line is known to parse (``fast``)."""
         history = History(source)
         kind = _layout(source.head())
         compacted: int | None = None
         lines = source.lines
         start = 0 if kind == LEGACY else _last_compaction(source)
-        for line in lines[:start]:
+        for line in [] if proven else lines[:start]:
             source.record(line)  # only for TD001: the compaction replaces what they held
         for line, record in source.records(lines[start:]):
             if not isinstance(record, dict):
@@ -158,16 +194,23 @@ class CodexReader(Reader):
                 # The meta and state lines have no `type`: the history skips them.
                 history.add(record, At(line.number, line.index, None, "", line))
                 continue
-            rollout_type = record.get("type")
             payload = record.get("payload")
-            if rollout_type == "response_item":
-                history.add(payload, At(line.number, line.index, None, "/payload", line))
-            elif rollout_type == "compacted" and isinstance(payload, dict):
+            if record.get("type") == "compacted" and isinstance(payload, dict):
                 compacted = line.index
                 _compact(history, payload, line.number, line.index)
-            elif rollout_type == "event_msg" and isinstance(payload, dict):
-                _event(history, payload)
-        return [Conversation(history.finish(), self.dialect, ref=Layout(kind, compacted))]
+            else:
+                _rollout_line(history, line, record)
+        return Conversation(history.finish(), self.dialect, ref=Layout(kind, compacted))
+
+
+def _rollout_line(history: History, line: Line, record: dict[str, Any]) -> None:
+    """A rollout line other than a compaction: an item, or the event that rolls back."""
+    rollout_type = record.get("type")
+    payload = record.get("payload")
+    if rollout_type == "response_item":
+        history.add(payload, At(line.number, line.index, None, "/payload", line))
+    elif rollout_type == "event_msg" and isinstance(payload, dict):
+        _event(history, payload)
 
 
 def _last_compaction(source: Source) -> int:

@@ -18,19 +18,22 @@ of a log it rewrote, a companion, never a transcript to lint or repair.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from transcript_doctor.analysis.screen import from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.copilot_cli import torn
+from transcript_doctor.readers.copilot_cli.envelope import LATE_DELIVERY, is_event
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
-from transcript_doctor.source import NODE, Container, Line, Source
+from transcript_doctor.source import HEAD_RECORDS, NODE, Container, Line, Source
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from transcript_doctor.analysis.screen import Screen
 
 REASON = "Copilot CLI event log (session.start by copilot-agent)"
-# The envelope (SDK `SessionEvent`): `ephemeral` events are "not persisted", so the key is
-# accepted but never seen on disk (1.0.102 wrote none).
-ENVELOPE_KEYS = frozenset({"type", "data", "agentId", "id", "timestamp", "parentId", "ephemeral"})
-REQUIRED_KEYS = frozenset({"type", "data", "id", "timestamp", "parentId"})
 # Event types only this log has, for a file whose session.start line was lost (torn, cut).
 CORE_TYPES = frozenset(
     {
@@ -45,23 +48,10 @@ CORE_TYPES = frozenset(
     }
 )
 BACKUP_NAME = "events.jsonl.backup-before-recovery-"
-# Queued and steering prompts arrive while the agent is busy (SDK `UserMessageDelivery`);
-# where the CLI puts them in the replayed history when they were recorded between a call
-# and its result is unconfirmed: they are read after the open calls' results, never as
-# a prompt that displaces them.
-LATE_DELIVERY = frozenset({"steering", "queued"})
-
-
-def _event(record: Any) -> bool:
-    return (
-        isinstance(record, dict)
-        and REQUIRED_KEYS <= record.keys() <= ENVELOPE_KEYS
-        and isinstance(record["type"], str)
-        and isinstance(record["data"], dict)
-        and isinstance(record["id"], str)
-        and isinstance(record["timestamp"], str)
-        and (record["parentId"] is None or isinstance(record["parentId"], str))
-    )
+# A short log (of fewer lines than this and bytes) is screened from the records detection
+# parsed (``HEAD_RECORDS`` of them) instead of decoded again.
+_SHORT_LINES = 2 * HEAD_RECORDS
+_SHORT_BYTES = 1 << 16
 
 
 def _started(record: Any) -> bool:
@@ -86,7 +76,7 @@ class CopilotCliReader(Reader):
         if source.container is not Container.JSONL:
             return None
         head = source.head()
-        events = [r for r in head if _event(r)]
+        events = [r for r in head if is_event(r)]
         if not events:
             return None
         if os.path.basename(source.path).startswith(BACKUP_NAME):
@@ -103,11 +93,40 @@ class CopilotCliReader(Reader):
             return self.claim("Copilot CLI event envelope (the first line is not session.start)", SPECIFIC)
         return None
 
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for a log the fast path proves clean (``fast``); a long one it covers but
+        the screen doubts is read from the screen's cut (every line is an event that
+        parses, nothing before the cut can be flagged); anything else in full."""
+        if screen is not None:
+            from transcript_doctor.readers.copilot_cli import fast  # msgspec: loaded on first use
+
+            data = source.data
+            if len(data) <= _SHORT_BYTES and data.count(b"\n") < _SHORT_LINES:
+                # Detection parsed (nearly) every line: screened as parsed, built from them.
+                records = list(source.records())
+                if fast.clean_records(records, screen) and not source.errors:
+                    return []
+                return self._build(source, records)
+            proof = fast.prove(data, screen)
+            if proof:
+                return []
+            if proof is not None and screen.cut:
+                return [from_cut(screen, lambda start: self._from(source, start))]
+        return self.read(source)
+
     def read(self, source: Source) -> list[Conversation]:
+        return self._build(source, source.records())
+
+    def _from(self, source: Source, start: int) -> Conversation:
+        """The conversation from line ``start`` on (a screen's cut; 0: all of it)."""
+        lines = source.lines[start:] if start else None
+        return self._build(source, source.records(lines))[0]
+
+    def _build(self, source: Source, records: Iterable[tuple[Line, Any]]) -> list[Conversation]:
         history = _History()
         run: list[tuple[Line, Any]] = []  # lines that are no event: maybe one event torn
-        for line, record in source.records():
-            if record is None or not _event(record):
+        for line, record in records:
+            if record is None or not is_event(record):
                 run.append((line, record))
                 continue
             if run:
@@ -138,7 +157,7 @@ def _mend(source: Source, run: list[tuple[Line, Any]], history: _History) -> Non
         line, record = run[index]
         found = None
         if not (index == 0 and line.index == 0 and source.bom):
-            found = torn.rejoin(source.data, lines[index:], _event)
+            found = torn.rejoin(source.data, lines[index:], is_event)
         if found is None:
             _add(history, line, record)
             index += 1

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from transcript_doctor import treesource
 from transcript_doctor.model import Conversation, Origin
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
-from transcript_doctor.readers.opencode import history, store, tree
+from transcript_doctor.readers.opencode import history, screening, store, tree
 from transcript_doctor.readers.opencode.history import Record
 from transcript_doctor.source import NODE, Container, Source
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import sqlite3  # annotations only: linting a transcript loads no SQLite
 
 if TYPE_CHECKING:
+    from transcript_doctor.analysis.screen import Screen
     from transcript_doctor.dbsource import DatabaseSource
     from transcript_doctor.treesource import TreeSource
 
@@ -66,6 +67,12 @@ class OpenCodeReader(Reader):
         if source.container is Container.JSON and _export_shape(source.value):
             return self.claim("an `opencode export` session (info, messages[].info/parts)", DEFINITIVE)
         return None
+
+    def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
+        """Nothing for an export the screen proves clean as parsed (``screening``), else all."""
+        if screen is not None and screen.clean(screening.turns(source.value["messages"])):
+            return []
+        return self.read(source)
 
     def read(self, source: Source) -> list[Conversation]:
         value = source.value

@@ -1,0 +1,277 @@
+"""Proof that a Codex rollout has no finding, without building its model.
+
+The pattern of ``readers/pi/fast.py``: msgspec decodes each line into the few fields the
+reader reads (``_Line``), in C, skipping the rest (tool outputs, reasoning, token counts
+and the UI events are most of a rollout's bytes and no rule reads them); a message's
+``content`` and a compaction's ``replacement_history`` are kept as raw bytes and decoded
+only where the history is replayed from.  The items are regrouped as ``history.History``
+regroups them (context held behind the outputs that follow it, a prompt ending the
+model's turn), and the turns handed to the clean-file screen.  Only a rollout the screen
+proves clean is left unbuilt; anything else is read in full, so the findings are the full
+read's.
+
+What the proof does not handle falls back to the full read (``clean`` returns False):
+
+- a line msgspec does not decode into ``_Line`` (torn, glued, not an object, a payload
+  that is not an object, NUL bytes, a lone surrogate escape), a line of blanks, a BOM,
+  invalid UTF-8 anywhere (msgspec does not check the bytes of fields it skips), and a
+  number that may lie beyond a double anywhere (msgspec skips it; orjson and serde_json,
+  Codex's loader, refuse it: TD001);
+- the legacy layout (the caller asks only for rollouts), a rollback event, the last
+  compaction without a ``replacement_history`` list;
+- items whose kind the screen does not cover (local shell calls, tool searches, web
+  searches, images, compaction items), calls and outputs without a string ``call_id``,
+  an assistant message item with no visible text (TD103 names it), and content parts
+  other than text in a reply;
+- two prompts read from lines one after the other with the same content (TD403 compares
+  their bytes).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import msgspec
+
+from transcript_doctor.analysis.numbers import may_overflow
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
+from transcript_doctor.readers.codex.history import CONTEXT_ITEMS, CONTEXT_OPENERS, RESULT_ITEMS, TEXT_CONTENT
+from transcript_doctor.readers.typed_lines import decoded
+
+_NULL = msgspec.Raw(b"null")
+
+
+class _Payload(msgspec.Struct):
+    """A ResponseItem, a compaction or a UI event: only the fields the reader reads."""
+
+    type: str | None = None
+    role: Any = None
+    content: msgspec.Raw = _NULL  # decoded only for a message item
+    call_id: Any = None
+    replacement_history: msgspec.Raw = _NULL  # decoded only for the last compaction
+
+
+class _Line(msgspec.Struct):
+    type: str | None = None
+    payload: _Payload | None = None
+
+
+class _Block(msgspec.Struct):
+    type: str | None = None
+    text: Any = None
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+_CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
+_HISTORY = msgspec.json.Decoder(list[_Payload])
+_CALLS = frozenset({"function_call", "custom_tool_call"})
+# Items ``History.add`` leaves out (undo snapshots and unknown newer kinds are no messages);
+# every other kind it reads is listed in ``_CALLS``, ``RESULT_ITEMS``, "message", "reasoning".
+_READ_KINDS = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "tool_search_call",
+        "tool_search_output",
+        "function_call_output",
+        "custom_tool_call_output",
+        "web_search_call",
+        "agent_message",
+        "image_generation_call",
+        "compaction",
+        "compaction_summary",
+    }
+)
+
+# What the regrouping makes of the items: a prompt (from a line, with its content's raw
+# bytes: TD403 may compare it), context, the model's turn (its texts and call ids), a run
+# of outputs (their call ids).
+_PROMPT, _CONTEXT, _TURN, _OUTPUTS = range(4)
+
+
+class _Unplain(Exception):
+    """Something the screen does not cover: the full read decides."""
+
+
+class Proof(NamedTuple):
+    """What the proof found of a rollout it covers: whether the screen proved it clean
+    (else ``screen.cut`` says where it may be built from), and the line index of the
+    compaction the history restarts from (``Layout.compacted``), if any."""
+
+    clean: bool
+    compacted: int | None
+
+
+def prove(data: bytes, screen: Screen) -> Proof | None:
+    """The screen's answer on a rollout (layout ``rollout``), or None where the proof does
+    not cover it.  Where it covers it, every line parses (no TD001)."""
+    lines = decoded(data, _DECODER)  # first: a torn last line fails at once
+    if not lines or may_overflow(data):  # serde_json refuses such a number; msgspec skips it
+        return None
+    try:
+        compacted, turns = _turns(lines)
+    except (_Unplain, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return Proof(screen.clean(turns), compacted)
+
+
+def clean(data: bytes, screen: Screen) -> bool:
+    """True when no rule can find anything in this rollout (layout ``rollout``)."""
+    proof = prove(data, screen)
+    return proof is not None and proof.clean
+
+
+def _turns(lines: list[_Line]) -> tuple[int | None, list[Turn | None]]:
+    """The compaction's line index and the turns.  ``decoded`` keeps exactly the lines the
+    source keeps (no blank one decodes), so a line's place in ``lines`` is its index."""
+    start = 0  # the last compaction: Codex rebuilds the history from its replacement
+    compacted: int | None = None
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].type == "compacted" and lines[index].payload is not None:
+            start = compacted = index
+            break
+    regroup = _Regroup()
+    first = lines[start]
+    if first.type == "compacted" and first.payload is not None:
+        replacement = first.payload.replacement_history
+        if replacement == _NULL:
+            raise _Unplain  # the summary-only compaction: read in full
+        for item in _HISTORY.decode(replacement):
+            regroup.add(item, None)
+        start += 1
+    for index in range(start, len(lines)):
+        line = lines[index]
+        payload = line.payload
+        if payload is None:
+            continue
+        if line.type == "response_item":
+            regroup.add(payload, index)
+        elif line.type == "event_msg" and payload.type == "thread_rolled_back":
+            raise _Unplain
+    return compacted, regroup.turns()
+
+
+class _Regroup:
+    """``history.History`` reduced to what the screen reads: the same messages in the same
+    order, each a list ``[kind, texts, call ids]`` (a prompt or context: ``[kind, raw
+    content, its line index or None]``)."""
+
+    def __init__(self) -> None:
+        self.messages: list[list[Any]] = []
+        self.run: list[Any] | None = None  # the open model turn
+        self.results: list[Any] | None = None  # the open run of outputs
+        self.held: list[list[Any]] = []  # context waiting behind outputs
+
+    def add(self, item: _Payload, line: int | None) -> None:
+        """One item, read from the line of index ``line`` (None: from a replacement history)."""
+        kind = item.type
+        if kind not in _READ_KINDS:
+            return  # ghost_snapshot and unknown newer kinds: no message
+        if kind == "message":
+            self._message(item, line)
+        elif kind == "reasoning":
+            self._turn()  # a thinking part: content, never a text the rules read
+        elif kind in _CALLS:
+            call_id = item.call_id
+            if not isinstance(call_id, str):
+                raise _Unplain
+            self._turn()[2].append(call_id)
+        elif kind in CONTEXT_ITEMS:
+            self._context(line)
+        elif kind in RESULT_ITEMS:
+            call_id = item.call_id
+            if not isinstance(call_id, str):
+                raise _Unplain
+            if self.results is None:
+                self.results = [_OUTPUTS, None, []]
+                self.messages.append(self.results)
+            self.run = None
+            self.results[2].append(call_id)
+        else:
+            raise _Unplain
+
+    def _message(self, item: _Payload, line: int | None) -> None:
+        role = item.role
+        if role == "assistant":
+            texts = _reply_texts(_CONTENT.decode(item.content))
+            if not "".join(texts).strip():
+                raise _Unplain  # blank: its own empty turn, or whitespace joined to calls
+            self._turn()[1].extend(texts)
+            return
+        # No rule reads what a prompt or context holds: the screen asks only where they are.
+        if role == "user" and not _is_context(item.content):
+            self._flush()
+            self.run = self.results = None
+            # A prompt line keeps its content's bytes: TD403 compares whole lines.
+            self.messages.append([_PROMPT, None if line is None else item.content, line])
+        else:
+            self._context(line)
+
+    def _context(self, line: int | None) -> None:
+        self.run = None
+        self.held.append([_CONTEXT, None, line])
+
+    def _flush(self) -> None:
+        if self.held:
+            self.messages.extend(self.held)
+            self.held = []
+            self.results = None
+
+    def _turn(self) -> list[Any]:
+        self._flush()
+        if self.run is None:
+            self.run = [_TURN, [], []]
+            self.messages.append(self.run)
+            self.results = None
+        return self.run
+
+    def turns(self) -> list[Turn | None]:
+        self._flush()
+        turns: list[Turn | None] = []
+        previous: msgspec.Raw | None = None  # the content of a prompt line just before
+        for kind, texts, ids in self.messages:
+            # A prompt or context line is where a doubted rollout may be built from: after
+            # a model turn, the full read's state there is a new History's (nothing held).
+            if kind == _TURN:
+                turns.append((ASSISTANT, "".join(texts) if texts else None, tuple(ids)))
+            elif kind == _OUTPUTS:
+                turns.extend((RESULT, None, (call_id,)) for call_id in ids)
+            else:
+                if kind == _PROMPT and texts is not None and texts == previous:
+                    raise _Unplain  # two prompt lines alike in a row: TD403 compares their bytes
+                turns.append((OTHER, None, () if ids is None else (ids,)))
+            previous = texts if kind == _PROMPT else None
+        return turns
+
+
+def _reply_texts(content: str | list[_Block] | None) -> list[str]:
+    """The texts of an assistant message item (``_content_parts``), which must hold only
+    text parts."""
+    if isinstance(content, str):
+        return [content]
+    if not content:
+        raise _Unplain  # no parts: an empty turn
+    texts: list[str] = []
+    for block in content:
+        if not (block.type in TEXT_CONTENT and isinstance(block.text, str)):
+            raise _Unplain  # media or another part in a reply
+        texts.append(block.text)
+    return texts
+
+
+def _is_context(content: msgspec.Raw) -> bool:
+    """``history._is_context`` on a message's raw content: every opener holds ``<`` or
+    ``#``, written as such or escaped (a backslash), so content with neither is a prompt."""
+    raw = bytes(content)
+    if b"<" not in raw and b"#" not in raw and b"\\" not in raw:
+        return False
+    blocks = _CONTENT.decode(raw)
+    if not isinstance(blocks, list):
+        return False
+    return any(
+        isinstance(block.text, str) and block.text.lstrip()[:40].lower().startswith(CONTEXT_OPENERS)
+        for block in blocks
+    )
