@@ -3,7 +3,8 @@
 orjson gives values without positions.  Findings in a single-document file need the line
 where an element starts, and fixes must replace exactly an element's bytes and nothing
 else, so this module indexes where each value sits.  It trusts its input: call it only
-on text that already parsed.
+on text that already parsed.  A few line numbers in a large document need no index of it:
+:class:`Locator` proves where one message list element sits from serializations.
 """
 
 from __future__ import annotations
@@ -395,3 +396,172 @@ class LineIndex:
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_left(self._newlines, offset) + 1
+
+
+class Locator:
+    """The spans of a few pointers in one parsed document, each found without indexing the
+    whole document: a finding's line costs what it locates, not a second parse.
+
+    ``value`` must be the document's parsed value (orjson's, or the strict stdlib
+    ``json``'s), the proof that ``data[start:]`` is one JSON text.  A lookup into a message
+    list (``/k`` in a top-level array, ``/key/k`` in a top-level object) is proved from
+    serializations (:func:`_in_root_array`, :func:`_in_member`).  Where the bytes are not
+    what orjson writes (other whitespace, escapes, number forms, a key twice), for other
+    pointers, and after ``FEW`` lookups (many findings in one file: one index serves
+    them all) it resolves in the full :func:`index`, so every span is byte for byte the
+    one the full index gives, errors included.
+    """
+
+    FEW = 4
+
+    __slots__ = ("_lookups", "_root", "_whole", "data", "start", "value")
+
+    def __init__(self, data: bytes, start: int = 0, value: Any = _UNKNOWN) -> None:
+        self.data, self.start, self.value = data, start, value
+        self._root: Span | None = None
+        self._whole: int | None = None  # the length of orjson's indented text, once compared
+        self._lookups = 0
+
+    def root(self) -> Span:
+        """The full index (built once)."""
+        if self._root is None:
+            self._root = index(self.data, self.start, value=self.value)
+        return self._root
+
+    def span(self, pointer: str) -> Span:
+        if self._root is None and self._lookups < self.FEW:
+            self._lookups += 1
+            tokens = split(pointer)
+            found = self._fast(tokens)
+            if found is not None:
+                span, taken = found
+                for token in tokens[taken:]:
+                    span = span.child(token)
+                return span
+        return resolve(self.root(), pointer)
+
+    def _fast(self, tokens: list[str]) -> tuple[Span, int] | None:
+        data, at, value = self.data, self.start, self.value
+        if not tokens or value is _UNKNOWN:
+            return None
+        try:
+            head = data[at]
+            if head == 0x5B:  # [
+                k = _position(tokens[0], value)
+                found = None if k is None else _in_root_array(data, at, value, k)
+                taken = 1
+            elif head == 0x7B and isinstance(value, dict) and len(tokens) > 1:  # {
+                k = _position(tokens[1], value.get(tokens[0]))
+                whole = None if k is None else self._canonical()
+                found = (
+                    None if k is None or whole is None else _in_member(data, at, value, tokens[0], k, whole)
+                )
+                taken = 2
+            else:
+                return None
+        except (TypeError, IndexError):  # orjson.JSONEncodeError: a lone surrogate, an integer beyond 64 bits
+            return None
+        return None if found is None else (_element(data, *found), taken)
+
+    def _canonical(self) -> int | None:
+        """The document's length when it is exactly orjson's two-space indented text of its
+        value (then it holds no key twice, and every offset follows from serializations)."""
+        if self._whole is None:
+            self._whole = -1
+            whole = orjson.dumps(self.value, option=orjson.OPT_INDENT_2)  # TypeError: see _fast
+            self._whole = len(whole) if self.data.startswith(whole, self.start) else -1
+        return self._whole if self._whole >= 0 else None
+
+
+def locate(data: bytes, pointer: str, start: int = 0, value: Any = _UNKNOWN) -> Span:
+    """``resolve(index(data, start, value=value), pointer)``, without indexing the whole
+    document where it can (see :class:`Locator`)."""
+    return Locator(data, start, value).span(pointer)
+
+
+def _position(token: str, values: Any) -> int | None:
+    """The element a pointer token names in ``values`` (a list), or None (left to the full
+    index, with its errors: a negative or absent position, not a number)."""
+    if isinstance(values, list) and token.isascii() and token.isdigit() and int(token) < len(values):
+        return int(token)
+    return None
+
+
+def _dump(value: Any, newline: bytes) -> bytes:
+    """``value`` as orjson writes it indented by two spaces, its lines after the first
+    starting with ``newline`` (a newline and the value's own indentation)."""
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    return text if newline == b"\n" else text.replace(b"\n", newline)
+
+
+def _in_root_array(data: bytes, at: int, values: list[Any], k: int) -> tuple[int, int] | None:
+    """Where element ``k`` of the top-level array opening at ``at`` starts and ends.
+
+    Proved from the bytes before it (the serialization of the elements before it, then
+    its own), or, from the end when that is shorter, from the bytes after a comma and a
+    newline: a newline is never inside a string, so that comma separates two elements of
+    the array the document's end closes, this one.  Compact arrays are proved from the
+    start.
+    """
+    if data[at + 1 : at + 2] == b"\n":
+        spaces = _SPACES.match(data, at + 2)
+        assert spaces is not None  # the pattern matches the empty string
+        inner = b"\n" + spaces.group()  # the elements' indentation; the bracket's is 2 less
+        if len(inner) < 3:
+            return None
+        outer = inner[:-2]
+        if k > len(values) // 2:
+            return _from_end(data, at, values, k, inner)
+        prefix = _dump(values[:k], outer)[: -len(outer) - 1] + b"," + inner if k else b"[" + inner
+        piece = _dump(values[k], inner)
+        after = b"," + inner if k < len(values) - 1 else outer + b"]"
+    else:
+        prefix = orjson.dumps(values[:k])[:-1] + b"," if k else b"["
+        piece = orjson.dumps(values[k])
+        after = b"," if k < len(values) - 1 else b"]"
+    pos = at + len(prefix)
+    end = pos + len(piece)
+    if data.startswith(prefix, at) and data.startswith(piece, pos) and data.startswith(after, end):
+        return pos, end
+    return None
+
+
+def _from_end(data: bytes, at: int, values: list[Any], k: int, inner: bytes) -> tuple[int, int] | None:
+    stop = len(data)
+    while stop > at and data[stop - 1] in b" \t\r\n":
+        stop -= 1
+    body = _dump(values[k:], inner[:-2])[1:]  # from the newline before element k to the "]"
+    begin = stop - len(body)
+    if begin <= at or data[begin - 1] != 0x2C or not data.startswith(body, begin):  # ,
+        return None
+    pos = begin + len(inner)
+    return pos, pos + len(_dump(values[k], inner))
+
+
+def _in_member(
+    data: bytes, at: int, value: dict[str, Any], key: str, k: int, whole: int
+) -> tuple[int, int] | None:
+    """Where element ``k`` of the top-level member ``key`` (a list) starts and ends, in a
+    document that is exactly orjson's indented text of its value, ``whole`` bytes long:
+    from the length of the serialized text before the element, or after it when shorter."""
+    values = value[key]
+    inner = b"\n    "
+    members: dict[str, Any] = {}
+    if k <= len(values) // 2:
+        for name, member in value.items():
+            members[name] = values[:k] if name == key else member
+            if name == key:
+                break
+        before = orjson.dumps(members, option=orjson.OPT_INDENT_2)
+        # it ends "[]\n}" (k is 0) or "...last\n  ]\n}": element k follows the "[" or a ","
+        pos = at + len(before) - (len(b"]\n}") if k == 0 else len(b"\n  ]\n}") - 1) + len(inner)
+    else:
+        for name, member in value.items():
+            if name == key:
+                members[name] = values[k:]
+            elif members:
+                members[name] = member
+        after = orjson.dumps(members, option=orjson.OPT_INDENT_2)
+        lead = len(b"{\n  " + orjson.dumps(key) + b": [" + inner)
+        pos = at + whole - (len(after) - lead)
+    return pos, pos + len(_dump(values[k], inner))
