@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 if TYPE_CHECKING:
-    from transcript_doctor.jsonspan import LineIndex, Span
+    from transcript_doctor.jsonspan import LineIndex, Locator, Span
 
 BOM = b"\xef\xbb\xbf"
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -272,7 +272,7 @@ class Source:
         self._head: tuple[int, list[Any]] | None = None
         self._value: Any = None
         self._parsed = False
-        self._spans: Span | None = None
+        self._locator: Locator | None = None
         self._lines_index: LineIndex | None = None
         self._lookups = 0
         self._pieces: set[int] = set()  # records rejoined into one (Source.rejoin)
@@ -446,24 +446,28 @@ class Source:
 
     def spans(self) -> Span:
         """Byte spans of the document's values, indexed on first use (fixes, line numbers)."""
-        if self._spans is None:
+        return self.locator().root()
+
+    def locator(self) -> Locator:
+        """Spans of a few pointers without indexing the whole document (a finding's line)."""
+        if self._locator is None:
             from transcript_doctor import jsonspan
 
-            self._spans = jsonspan.index(self.data, 3 if self.bom else 0, value=self.value)
-        return self._spans
+            self._locator = jsonspan.Locator(self.data, 3 if self.bom else 0, self.value)
+        return self._locator
 
     def line_at(self, pointer: str) -> int:
         """The line where the value at ``pointer`` starts (single-document files)."""
-        from transcript_doctor import jsonspan
-
         if b"\n" not in self.data:
             return 1  # one-line documents (Cline, NeuroLink): no index needed
-        offset = jsonspan.resolve(self.spans(), pointer).start
+        offset = self.locator().span(pointer).start
         if self._lines_index is None:
             self._lookups += 1
             if self._lookups <= FEW_LOOKUPS:  # a few findings: counting beats indexing every line
                 return _line_of(self.data, offset)
-            self._lines_index = jsonspan.LineIndex(self.data)
+            from transcript_doctor.jsonspan import LineIndex
+
+            self._lines_index = LineIndex(self.data)
         return self._lines_index.line_of(offset)
 
     @property

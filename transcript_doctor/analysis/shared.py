@@ -35,7 +35,11 @@ def element_bytes(source: Source, origin: Origin) -> bytes | None:
     from transcript_doctor import jsonspan
 
     try:
-        if source.container is Container.JSONL:
+        if source.container is not Container.JSONL:
+            if origin.pointer is None:
+                return None
+            span = source.locator().span(origin.pointer)  # no index of the whole document
+        else:
             lines = source.lines
             line = lines[origin.record] if origin.record < len(lines) else None
             if line is None or line.number != origin.line:
@@ -44,12 +48,7 @@ def element_bytes(source: Source, origin: Origin) -> bytes | None:
                 return None
             if origin.pointer is None:
                 return source.line_bytes(line)
-            root = jsonspan.index(source.data, line.start, line.end)
-        elif origin.pointer is None:
-            return None
-        else:
-            root = source.spans()
-        span = jsonspan.resolve(root, origin.pointer)
+            span = jsonspan.resolve(jsonspan.index(source.data, line.start, line.end), origin.pointer)
     except (KeyError, IndexError, ValueError):
         return None
     return source.data[span.start : span.end]
