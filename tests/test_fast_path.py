@@ -1398,3 +1398,23 @@ def test_clean_opencode_exports_are_screened_unbuilt(monkeypatch: pytest.MonkeyP
     for path in damaged:
         with pytest.raises(AssertionError, match="the full read ran"):
             engine.lint_bytes(path.name, path.read_bytes(), _options(True))
+
+
+_PI_CLEAN = sorted((FIXTURES / "pi" / "clean" / "sessions").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [FIXTURES / "claude-code" / "clean-rewound-branch.jsonl", *_PI_CLEAN[:1]],
+    ids=_id,
+)
+def test_a_line_nested_deeper_than_msgspec_decodes_is_found_by_both_paths(path: Path) -> None:
+    """msgspec raises RecursionError (not DecodeError) past its depth limit: the typed
+    decoding (``typed_lines.decoded``) hands such a file to the full read, which reports
+    the line (TD001), instead of the run ending with "nested too deeply to check"."""
+    lines = path.read_bytes().split(b"\n")
+    lines[1] = lines[1].rstrip(b"}") + b',"deep":' + b"[" * 1100 + b"]" * 1100 + b"}"
+    data = b"\n".join(lines)
+    fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert ("TD001", 2) in [(f.finding.rule.code, f.origin.line) for f in fast.findings]

@@ -29,6 +29,7 @@ FEW_LOOKUPS = 16  # line numbers counted from the start before indexing every ne
 # JSON.parse in the vendors' own readers rejects a BOM: the first record is unreadable there.
 BOM_MESSAGE = "UTF-8 byte order mark before the first record (JSON.parse rejects it)"
 _WHITESPACE = b" \t\r\f\v"
+_BLANK = _WHITESPACE + b"\n"  # what may follow the last record line
 _SPLIT_AHEAD = 1 << 16  # below this size, the head splits every line at once (readers need them)
 # Patterns of paths rarely taken (damage, odd files): compiled on first use (start-up).
 _JSONL_START = rb"\n[ \t\r]*[\[{]"
@@ -373,6 +374,15 @@ class Source:
         self._cache[line.index] = value
         return True, value
 
+    def _is_last(self, line: Line) -> bool:
+        """Whether no record line follows ``line`` (``len(self.lines) - 1 == line.index``)
+        without splitting the whole file: only blank lines (whitespace, a blank is ASCII
+        whitespace between newlines, as ``_split_lines`` reads it) may follow it."""
+        data, end = self.data, len(self.data)
+        while end > line.end and data[end - 1] in _BLANK:
+            end -= 1
+        return end == line.end
+
     def _bad_line(self, line: Line) -> Any:
         raw = self.line_bytes(line)
         if line.index == 0 and self.bom:
@@ -391,7 +401,7 @@ class Source:
                 value = orjson.loads(raw[keep_from:])
                 if line.index == 0 and self.bom:
                     keep_from += 3
-            elif line.index == len(self.lines) - 1 and _cut_short(raw):
+            elif self._is_last(line) and _cut_short(raw):
                 repair = "drop"
                 message = f"torn final line ({message})"
         if value is not None and value.__class__ is not dict:

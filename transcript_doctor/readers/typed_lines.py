@@ -1,8 +1,9 @@
 """A JSONL file's lines decoded into msgspec Structs, for the typed clean-proof paths.
 
 The fast paths (claude_code, gemini_cli, pi) decode only the fields their proof reads; a
-file they cannot decode whole (a line that does not decode, text that is not UTF-8, a BOM)
-goes to the reader's full read, which reports it exactly.
+file they cannot decode whole (a line that does not decode or is nested deeper than
+msgspec decodes, text that is not UTF-8, a BOM) goes to the reader's full read, which
+reports it exactly.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def decoded(data: bytes, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
             if end > start:
                 append(decode(view[start:end]))
             start = end + 1
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+        # RecursionError: msgspec's depth limit, a record the full read diagnoses (TD001).
         return None
     return records
 
