@@ -35,7 +35,6 @@ lines carry ``harness`` into the model, as the full read's do.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -185,20 +184,77 @@ def metadata_lines(source: Source, kinds: Collection[str]) -> Iterator[bytes] | 
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
 
 
-@dataclass(slots=True)
 class Doubt:
     """A session the proof covers and the screen doubted: what it derived, for the reader
-    to build from (``screen.cut`` is a position in ``chain``).  ``records`` are the file's
-    lines in order (the source's lines: the proof refuses blank ones), ``written`` every
-    chain-kind entry before the loader bridged any, ``chain`` the replayed chain (its
-    entries' ``parts`` are filled by the reader), ``copies`` the record indexes of the
-    lines that write a chain line again byte for byte, by uuid."""
+    to build from (``screen.cut`` is a position in the chain).  ``records`` are the file's
+    lines in order (the source's lines: the proof refuses blank ones), ``at`` the record
+    indexes of the chain-kind lines (each uuid's once, before the loader bridged any),
+    ``copies`` the record indexes of the lines that write a chain line again byte for
+    byte, by uuid.
 
-    records: list[_Record]
-    written: dict[str, Entry]
-    chain: list[Entry]
-    leaf: Entry | None
-    copies: dict[str, list[int]] = field(default_factory=dict)
+    A linear session's chain (``chain_at``: its record indexes) has its entries made only
+    from the position the reader builds from (``chain_from``): the screen doubts a long
+    session near its end, and an ``Entry`` for every line before the cut cost as much as
+    the proof.  A derived tree hands its entries (``chain``) and ``leaf`` as made."""
+
+    __slots__ = ("_built", "_chain", "_chain_at", "_index", "_leaf", "at", "copies", "records")
+
+    def __init__(
+        self,
+        records: list[_Record],
+        at: list[int],
+        copies: dict[str, list[int]],
+        chain_at: list[int] | None = None,
+        chain: list[Entry] | None = None,
+        leaf: Entry | None = None,
+    ) -> None:
+        self.records, self.at, self.copies = records, at, copies
+        self._chain_at, self._chain, self._leaf = chain_at, chain, leaf
+        self._built: dict[int, Entry] = {}
+        self._index: dict[str, int] | None = None
+
+    def chain_from(self, start: int) -> list[Entry]:
+        """The chain's entries from position ``start`` on (the same objects when asked again)."""
+        if self._chain is not None:
+            return self._chain[start:]
+        assert self._chain_at is not None
+        built, records = self._built, self.records
+        wanted = [i for i in self._chain_at[start:] if i not in built]
+        if wanted:
+            for entry in _entries(records, wanted).values():
+                built[entry.index] = entry
+        return [built[i] for i in self._chain_at[start:]]
+
+    @property
+    def chain(self) -> list[Entry]:
+        return self.chain_from(0)
+
+    @property
+    def leaf(self) -> Entry | None:
+        if self._chain is not None:
+            return self._leaf
+        assert self._chain_at is not None
+        return self.chain_from(len(self._chain_at) - 1)[-1] if self._chain_at else None
+
+    @property
+    def written(self) -> dict[str, int]:
+        """The record index of every chain-kind line (each uuid's first), by uuid."""
+        if self._index is None:
+            records = self.records
+            self._index = {records[i].uuid: i for i in self.at}  # type: ignore[misc]
+        return self._index
+
+    def path(self) -> set[int]:
+        """The record indexes on the written ``parentUuid`` links from the leaf up, each
+        uuid's first line once (``reader._Scan._path`` on the entries)."""
+        leaf, written, records = self.leaf, self.written, self.records
+        path: set[int] = set()
+        current = written.get(leaf.uuid) if leaf is not None else None
+        while current is not None and current not in path:
+            path.add(current)
+            parent = records[current].parentUuid
+            current = written.get(parent) if parent is not None else None
+        return path
 
 
 def clean(data: bytes, screen: Screen) -> bool:
@@ -290,9 +346,7 @@ def prove_records(
             line = [i for i in line if records[i].type != "progress"]  # bridged: not on the chain
         if screen.clean(_turns(line, records, copies)):
             return True
-        written = _entries(records, at)
-        chain = [written[records[i].uuid] for i in line]  # type: ignore[index]
-        return Doubt(records, written, chain, chain[-1] if chain else None, copies)
+        return Doubt(records, at, copies, chain_at=line)
     return _prove_tree(records, at, known, bridged, screen, copies)
 
 
@@ -330,17 +384,15 @@ def _prove_tree(
     entries = _entries(records, at)
     if not known.issuperset([entry.parent for entry in entries.values() if entry.parent is not None]):
         return False  # TD404
-    written = entries
     if bridged:
-        written = dict(entries)  # the loader drops the bridged lines from ``entries``
-        load(entries, set(), None, -1)
+        load(entries, set(), None, -1)  # drops the bridged lines (``Doubt.written`` keeps them)
     leaf = newest_leaf(entries)
     chain = walk(entries, leaf) if leaf is not None else []
     if screen.clean(_turns([entry.index for entry in chain], records, copies)):
         return True
     # Doubted (a block the screen does not know included): the structure is the proof's,
     # the parts from the cut on are the full read's (``reader._doubted``).
-    return Doubt(records, written, chain, leaf, copies)
+    return Doubt(records, at, copies, chain=chain, leaf=leaf)
 
 
 def _entries(records: list[_Record], at: list[int]) -> dict[str, Entry]:

@@ -299,7 +299,7 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
     boundaries; so only the chain lines from ``start`` are parsed again, for their parts,
     and the file's links come from the typed records."""
     lines = source.lines
-    chain = doubt.chain[start:]
+    chain = doubt.chain_from(start)
     copies = doubt.copies
     for entry in chain:
         line = lines[entry.index]
@@ -317,8 +317,9 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
     ref = FileRef()
     children, logical, summaries = ref.children, ref.logical_children, ref.summaries
     versions = ref.versions
+    written = doubt.written  # each chain-kind uuid's record index
     for uuid, again in copies.items():
-        versions[uuid] = [doubt.written[uuid].index, *again]
+        versions[uuid] = [written[uuid], *again]
     for index, record in enumerate(doubt.records):
         if record.type == "summary":
             if isinstance(record.leafUuid, str):
@@ -334,14 +335,9 @@ def _doubted(source: Source, doubt: Doubt, start: int, dialect: Dialect) -> Conv
     ref.leaf = leaf.uuid if leaf is not None else None
     ref.leaf_time = leaf.timestamp if leaf is not None else ""
     ref.sidechain = leaf.sidechain if leaf is not None else False
-    path: set[int] = set()
-    written = doubt.written
-    current = written.get(leaf.uuid) if leaf is not None else None
-    while current is not None and current.index not in path:  # each uuid's first line once
-        path.add(current.index)
-        current = written.get(current.parent) if current.parent is not None else None
+    path = doubt.path()
     for uuid, indexes in versions.items():  # as ``_Scan._path``: every line of a uuid on it
-        if written[uuid].index in path:
+        if written[uuid] in path:
             path.update(indexes)
     ref.path = frozenset(path)
     return Conversation(_messages(chain), dialect, [], ref=ref, repeats=_recorded_twice(chain))
