@@ -144,13 +144,15 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     first: Collection[str]
     keys: Collection[str] | None
     if jsonl:
-        data = source.data
-        for module, markers, before, after in _DECIDERS:
-            if any(data.find(marker, 0, MARKED) >= 0 for marker in markers):
-                reader = _loaded(module)
-                decided = reader.decide(source)
-                if decided is not None and _settled(decided, before, after):
-                    return reader, decided.detection
+        find = source.data.find
+        for module, markers, before, others in _DECIDERS:
+            for marker in markers:  # a loop, not any(): a generator per file costs more
+                if find(marker, 0, MARKED) >= 0:
+                    reader = _loaded(module)
+                    decided = reader.decide(source)
+                    if decided is not None and _settled(decided, before, others):
+                        return reader, decided.detection
+                    break
         head = source.head()  # objects only: the keys of ``head_keys`` and ``first_keys``
         first = head[0].keys() if head else ()
         keys = None if not head else first if len(head) == 1 else set().union(*head)
@@ -177,16 +179,16 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     return best
 
 
-def _settled(decided: Decided, before: _Entries, after: _Entries) -> bool:
+def _settled(decided: Decided, before: _Entries, others: _Entries) -> bool:
     """Whether a reader's decision is what the head would give: every reader listed before
     it ruled out, as ``detect`` rules readers out, by what the decision says the head
-    shows, and unless the claim is ``DEFINITIVE`` (no later reader can win), every reader
-    listed after it too."""
+    shows, and unless the claim is ``DEFINITIVE`` (no later reader can win), every other
+    reader (``others``: those listed before it and after it) too."""
     absent, keys = decided.absent, decided.keys
-    others = before if decided.detection.score >= DEFINITIVE else before + after
-    return all(
-        (wanted is not None and wanted <= absent) or not unless.isdisjoint(keys) for wanted, unless in others
-    )
+    for wanted, unless in before if decided.detection.score >= DEFINITIVE else others:
+        if (wanted is None or not wanted <= absent) and unless.isdisjoint(keys):
+            return False
+    return True
 
 
 _Entries = tuple[tuple[Keys, frozenset[str]], ...]
@@ -196,13 +198,13 @@ _Entries = tuple[tuple[Keys, frozenset[str]], ...]
 _JSONL = tuple((e.module, e.jsonl, e.unless) for e in _MODULES if e.jsonl != NEVER)
 _JSON = tuple((e.module, e.json, e.unless) for e in _MODULES if e.json != NEVER)
 # The JSONL readers with ``markers``: each with what rules out the readers listed before
-# it and after it.
+# it, and every other reader (before it and after it).
 _DECIDERS = tuple(
     (
         module,
         markers,
         tuple((wanted, unless) for _, wanted, unless in _JSONL[:position]),
-        tuple((wanted, unless) for _, wanted, unless in _JSONL[position + 1 :]),
+        tuple((wanted, unless) for _, wanted, unless in _JSONL[:position] + _JSONL[position + 1 :]),
     )
     for position, (module, markers) in enumerate((e.module, e.markers) for e in _MODULES if e.jsonl != NEVER)
     if markers
