@@ -227,6 +227,37 @@ def test_a_doubted_claude_code_session_is_read_from_the_cut(monkeypatch: pytest.
     assert built == [9]
 
 
+def test_a_doubted_linear_claude_code_session_makes_entries_only_from_the_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The proof of a linear session the screen doubts makes an ``Entry`` only for the
+    chain lines the reader builds (from the screen's cut): one per line before it cost as
+    much as the proof on a long session doubted near its end."""
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.readers.claude_code import fast as claude_fast
+
+    path = FIXTURES / "claude-code" / "damaged-duplicate-tool-result.jsonl"
+    data = path.read_bytes()
+    screen = Screen(_catalog())
+    doubt = claude_fast.prove(data, screen)
+    assert isinstance(doubt, claude_fast.Doubt)
+    chain = [entry.index for entry in doubt.chain]
+    assert screen.cut == 9 and len(doubt.written) > len(chain) - screen.cut
+    made: list[int] = []
+    entries = claude_fast._entries
+
+    def counted(records: Any, at: list[int]) -> Any:
+        made.extend(at)
+        return entries(records, at)
+
+    monkeypatch.setattr(claude_fast, "_entries", counted)
+    full = engine.lint_bytes(path.name, data, _options(False))
+    made.clear()
+    fast = engine.lint_bytes(path.name, data, _options(True))
+    assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+    assert made == chain[screen.cut :]
+
+
 CLAUDE_SHARED = [p for p in _files(SHARED) if "claude" in p.parent.name and p.suffix == ".jsonl"]
 
 
