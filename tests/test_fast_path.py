@@ -1436,16 +1436,26 @@ _PI_CLEAN = sorted((FIXTURES / "pi" / "clean" / "sessions").rglob("*.jsonl"))
 
 @pytest.mark.parametrize(
     "path",
-    [FIXTURES / "claude-code" / "clean-rewound-branch.jsonl", *_PI_CLEAN[:1]],
+    [
+        FIXTURES / "claude-code" / "clean-rewound-branch.jsonl",
+        *_PI_CLEAN[:1],
+        FIXTURES / "gemini-cli" / "rewound-prompt.jsonl",
+    ],
     ids=_id,
 )
 def test_a_line_nested_deeper_than_msgspec_decodes_is_found_by_both_paths(path: Path) -> None:
     """msgspec raises RecursionError (not DecodeError) past its depth limit: the typed
     decoding (``typed_lines.decoded``) hands such a file to the full read, which reports
-    the line (TD001), instead of the run ending with "nested too deeply to check"."""
+    the line (TD001), instead of the run ending with "nested too deeply to check"; a fast
+    path with its own decoding loop (Gemini CLI's) is caught by the engine, which reads
+    the file as with the screen off."""
+    from transcript_doctor.readers.claude_code import fast as claude_fast
+    from transcript_doctor.readers.typed_lines import decoded
+
     lines = path.read_bytes().split(b"\n")
     lines[1] = lines[1].rstrip(b"}") + b',"deep":' + b"[" * 1100 + b"]" * 1100 + b"}"
     data = b"\n".join(lines)
+    assert decoded(data, claude_fast._DECODER) is None
     fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
     assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
     assert ("TD001", 2) in [(f.finding.rule.code, f.origin.line) for f in fast.findings]

@@ -124,7 +124,16 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
     with _no_gc():
         screened = options.screen and checks.screenable(options.selection)
         screen = Screen(options.catalog) if screened else None
-        conversations = reader.read_screened(source, screen)
+        try:
+            conversations = reader.read_screened(source, screen)
+        except RecursionError:
+            if screen is None:
+                raise  # the full read cannot check it either: "nested too deeply" (linting)
+            # A fast path's decoder (msgspec) stops at a depth the full read reports as a
+            # finding (TD001): the file is read as with the screen off, from fresh bytes.
+            source = sniff(path, data)
+            source.loader = reader.loader
+            conversations = reader.read_screened(source, None)
         transcript = Transcript(reader, source, conversations)
         # Every conversation proven clean and nothing unparseable: no rule can find anything
         # (only the FILE rules run on a file with no conversation, and they report the
