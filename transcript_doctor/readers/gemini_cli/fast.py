@@ -140,7 +140,7 @@ def records(data: bytes) -> Records | None:
         if end > start:
             try:
                 append(decode(view[start:end]))
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                 if len(failed) == _FEW or not data[start:end].strip():
                     return None  # a line of blanks: the full read does not count it
                 failed.append(len(found))

@@ -73,7 +73,7 @@ def prove(data: bytes, screen: Screen) -> bool | None:
     segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     try:
         lines = _lines(data) if len(data) <= _WRAP_LIMIT else decoded(data, _DECODER)
-    except RecursionError:  # msgspec's depth limit (``decoded`` lets it through)
+    except RecursionError:  # msgspec's depth limit, in the wrapped decode
         return False
     if lines is None or len(lines) != segments:
         return False  # an empty line: TD001 (``decoded`` skips it)

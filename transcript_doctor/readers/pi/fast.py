@@ -196,7 +196,7 @@ def _turns(path: list[_Record]) -> list[Turn | None] | None:
             elif role in _ASIDE_ROLES:
                 return None
             # any other role: convertToLlm drops it
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     return turns
 

@@ -103,8 +103,8 @@ def turns(data: bytes) -> list[Turn] | None:
                 continue  # not replayed, or no message
             if not _turns(message, record.type, found):
                 return None
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None  # a value msgspec refuses (1e400): the full read
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # a value msgspec refuses (1e400, nesting past its limit): the full read
     return found
 
 
