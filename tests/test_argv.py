@@ -299,6 +299,53 @@ def test_lint_of_one_small_file_imports_no_cli_library_and_one_reader() -> None:
     assert run.stdout.splitlines() == ["0", "[]", "['base', 'claude_code', 'typed_lines']", "[]", "[]"]
 
 
+def _clean_files_of_every_layout() -> list[str]:
+    """One fixture file per layout that its expectations say lints clean."""
+    import json
+
+    found = []
+    for expectations in sorted((ROOT / "tests" / "expectations").glob("*.json")):
+        files = json.loads(expectations.read_text())
+        found.append(
+            next(
+                str(FIXTURES / expectations.stem / name)
+                for name, expected in files.items()
+                if expected.get("reader")
+                and not expected.get("findings")
+                and name.endswith((".json", ".jsonl"))
+                and (FIXTURES / expectations.stem / name).is_file()
+            )
+        )
+    return found
+
+
+def test_lint_of_clean_files_of_every_layout_loads_no_repair_side() -> None:
+    """Every reader and fast path loaded, as in a lint of a tree holding every layout
+    (``~/.claude`` beside other agents' folders): a clean lint still imports none of the
+    repair side (the repair intents, byte editing, the fix runs), which only ``fix`` and
+    findings need (issue 19: their import-time classes cost ~5 ms at every start)."""
+    paths = _clean_files_of_every_layout()
+    code = (
+        "import sys\n"
+        "from transcript_doctor.__main__ import main\n"
+        "try:\n"
+        f"    main(['lint', '-q', '--no-progress', '-j', '1', *{paths!r}])\n"
+        "except SystemExit as exc:\n"
+        "    print(exc.code)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('transcript_doctor.readers.')\n"
+        "             and m.endswith('.reader')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('transcript_doctor.')\n"
+        "             and m.split('.')[1] in ('actions', 'editing', 'fixer', 'fixing')))\n"
+    )
+    rooms = sorted(
+        f"transcript_doctor.readers.{room.parent.name}.reader"
+        for room in (ROOT / "transcript_doctor" / "readers").glob("*/reader.py")
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=ROOT)
+    assert run.stderr == ""
+    assert run.stdout.splitlines() == ["0", str(rooms), "[]"]
+
+
 def test_the_enums_are_the_clis() -> None:
     for enum in (commands.OutputFormat, commands.FailOn, commands.Color, commands.RulesFormat):
         assert issubclass(enum, Enum) and getattr(cli, enum.__name__) is enum

@@ -10,13 +10,10 @@ part looks like, and what one fix group has taken from each message so far.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
-from transcript_doctor.editing import EditError
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 
 # Gemini CLI's SYNTHETIC_THOUGHT_SIGNATURE (geminiChat.ts), also what fix writes for TD401.
@@ -316,6 +313,8 @@ def screen_turns(conversation: Conversation) -> list[Turn] | None:
 
 
 # -- repairs (``fix``) -------------------------------------------------------------
+# The repair side (actions, editing) is imported where it is used: every Gemini-family
+# reader imports this module, and a lint never needs it.
 
 
 def answerable(call: Part) -> bool:
@@ -331,6 +330,9 @@ def synthetic_response(call: Part) -> dict[str, Any]:
     call), so that is where the text goes.  An id-less call, paired by name and position,
     gets an id-less response.
     """
+    from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT
+    from transcript_doctor.editing import EditError
+
     if not answerable(call):
         raise EditError("the call has no name or id a response could name")
     body: dict[str, Any] = {}
@@ -341,18 +343,21 @@ def synthetic_response(call: Part) -> dict[str, Any]:
     return {"functionResponse": body}
 
 
-@dataclass(eq=False)
 class Removals:
     """What the repairs applied so far through one editor took from each message.
 
     The fixer applies every finding of a rule to one editor, one action at a time: two
     duplicates in one message, or a result moved into a message another move empties,
-    are only handled right when each action sees what the earlier ones did.
+    are only handled right when each action sees what the earlier ones did.  (A plain
+    class: a dataclass compiles its methods when the module is imported, at every lint.)
     """
 
-    gone: dict[Message, set[Part]] = field(default_factory=dict)
-    received: set[Message] = field(default_factory=set)
-    removed: set[Message] = field(default_factory=set)
+    __slots__ = ("gone", "received", "removed")
+
+    def __init__(self) -> None:
+        self.gone: dict[Message, set[Part]] = {}
+        self.received: set[Message] = set()
+        self.removed: set[Message] = set()
 
     def take(self, message: Message, part: Part) -> bool:
         """Note ``part`` as leaving ``message``; True when nothing is left in it.
@@ -365,6 +370,8 @@ class Removals:
 
     def receive(self, message: Message) -> None:
         if message in self.removed:
+            from transcript_doctor.editing import EditError
+
             raise EditError("the message the result belongs in is removed by another repair")
         self.received.add(message)
 
