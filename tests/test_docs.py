@@ -8,7 +8,6 @@ in its module cannot leave a stale doc behind.
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -16,6 +15,7 @@ import pytest
 from support import ROOT, cli
 
 from transcript_doctor import checks, docs
+from transcript_doctor.plain import replace
 
 
 def load_script(name: str) -> ModuleType:

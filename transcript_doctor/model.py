@@ -8,9 +8,11 @@ The ``ref`` slots are opaque to everyone but the reader that filled them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum, IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from transcript_doctor.plain import Plain, Value
 
 if TYPE_CHECKING:
     from transcript_doctor.actions import Action
@@ -60,12 +62,16 @@ class Applicability(str, Enum):
     UNSAFE = "unsafe"
 
 
-@dataclass(frozen=True, slots=True)
-class Safety:
+class Safety(Value):
     """One repair's class, and what it keeps or destroys in words a user can check."""
 
-    applicability: Applicability
-    reason: str
+    __slots__ = ("applicability", "reason")
+    applicability: Final[Applicability]
+    reason: Final[str]
+
+    def __init__(self, applicability: Applicability, reason: str) -> None:
+        self.applicability = applicability
+        self.reason = reason
 
 
 def safe(reason: str) -> Safety:
@@ -101,30 +107,65 @@ class Screening(str, Enum):
     NONE = "none"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Value):
     """Every fact about a rule; its check lives beside it in ``checks/``, and the docs,
     the ``rules`` output, the fix order and the screen are derived from these."""
 
-    code: str
-    name: str
-    severity: Severity
-    summary: str
-    fix: str | None = None  # what ``fix`` does; None when the rule is never fixable
+    __slots__ = (
+        "applicability",
+        "applicability_when",
+        "code",
+        "fix",
+        "name",
+        "phase",
+        "rank",
+        "screen",
+        "severity",
+        "summary",
+    )
+    code: Final[str]
+    name: Final[str]
+    severity: Final[Severity]
+    summary: Final[str]
+    fix: Final[str | None]  # what ``fix`` does; None when the rule is never fixable
     # The classes the repair can take, and when (docs and the ``rules`` table); a rule
     # with both decides per finding.
-    applicability: tuple[Applicability, ...] = ()
-    screen: Screening = field(kw_only=True)
+    applicability: Final[tuple[Applicability, ...]]
+    screen: Final[Screening]
     # A fixable rule's place in ``fix``: its phase, then ``rank`` within the phase.
-    phase: Phase | None = field(default=None, kw_only=True)
-    rank: int = field(default=0, kw_only=True)
+    phase: Final[Phase | None]
+    rank: Final[int]
     # A rule whose repair is safe for some findings and unsafe for others says which is
     # which, in a few words (the README's rules table): "safe (...); unsafe (...)".
-    applicability_when: str | None = field(default=None, kw_only=True)
+    applicability_when: Final[str | None]
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        severity: Severity,
+        summary: str,
+        fix: str | None = None,
+        applicability: tuple[Applicability, ...] = (),
+        *,
+        screen: Screening,
+        phase: Phase | None = None,
+        rank: int = 0,
+        applicability_when: str | None = None,
+    ) -> None:
+        self.code = code
+        self.name = name
+        self.severity = severity
+        self.summary = summary
+        self.fix = fix
+        self.applicability = applicability
+        self.screen = screen
+        self.phase = phase
+        self.rank = rank
+        self.applicability_when = applicability_when
 
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+class Origin(Value):
     """Where an element lives: 1-based line of its record, 0-based record, JSON Pointer.
 
     ``pointer`` is ``None`` when the whole record is meant; otherwise it points from the
@@ -133,13 +174,18 @@ class Origin:
     the pointer for the few elements a finding names, instead of indexing every value.
     """
 
-    line: int
-    record: int
-    pointer: str | None = None
+    __slots__ = ("line", "pointer", "record")
+    line: Final[int]
+    record: Final[int]
+    pointer: Final[str | None]
+
+    def __init__(self, line: int, record: int, pointer: str | None = None) -> None:
+        self.line = line
+        self.record = record
+        self.pointer = pointer
 
 
-@dataclass(slots=True, eq=False)
-class Part:
+class Part(Plain):
     """One piece of a message.
 
     ``text`` is the visible text of a TEXT part (or the thought of a THINKING part).
@@ -152,24 +198,65 @@ class Part:
     ``arguments``: a call's stored arguments text, where its reader gives it.
     """
 
+    __slots__ = (
+        "arguments",
+        "call_id",
+        "is_error",
+        "kind",
+        "name",
+        "needs_signature",
+        "of_result",
+        "origin",
+        "paired_by",
+        "ref",
+        "signature",
+        "text",
+    )
     kind: PartKind
     origin: Origin
-    text: str = ""
-    call_id: str | None = None
-    name: str | None = None
-    signature: str | None = None
-    needs_signature: bool = False
-    paired_by: str = "id"
-    is_error: bool = False
-    of_result: bool = False
-    ref: object = None
+    text: str
+    call_id: str | None
+    name: str | None
+    signature: str | None
+    needs_signature: bool
+    paired_by: str
+    is_error: bool
+    of_result: bool
+    ref: object
     # A call's arguments as stored, JSON text the vendor replays verbatim (OpenAI
     # ``function.arguments``), where a reader gives them (TD405 reads them); else None.
-    arguments: str | None = None
+    arguments: str | None
+
+    def __init__(
+        self,
+        kind: PartKind,
+        origin: Origin,
+        text: str = "",
+        call_id: str | None = None,
+        name: str | None = None,
+        signature: str | None = None,
+        needs_signature: bool = False,
+        paired_by: str = "id",
+        is_error: bool = False,
+        of_result: bool = False,
+        ref: object = None,
+        arguments: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.origin = origin
+        self.text = text
+        self.call_id = call_id
+        self.name = name
+        self.signature = signature
+        self.needs_signature = needs_signature
+        self.paired_by = paired_by
+        self.is_error = is_error
+        self.of_result = of_result
+        self.ref = ref
+        self.arguments = arguments
 
 
-@dataclass(slots=True, eq=False)
-class Message:
+class Message(Plain):
     """One message as the provider receives it (one assistant message is one turn).
 
     ``harness_written``: the vendor itself marks the message as written by the harness
@@ -180,13 +267,32 @@ class Message:
     ``None`` where the format cannot tell a duplicate from a prompt typed twice.
     """
 
+    __slots__ = ("dup_key", "harness_written", "notice", "origin", "parts", "ref", "role")
     role: Role
     parts: list[Part]
     origin: Origin
-    harness_written: bool = False
-    notice: str | None = None
-    dup_key: object = None
-    ref: object = None
+    harness_written: bool
+    notice: str | None
+    dup_key: object
+    ref: object
+
+    def __init__(
+        self,
+        role: Role,
+        parts: list[Part],
+        origin: Origin,
+        harness_written: bool = False,
+        notice: str | None = None,
+        dup_key: object = None,
+        ref: object = None,
+    ) -> None:
+        self.role = role
+        self.parts = parts
+        self.origin = origin
+        self.harness_written = harness_written
+        self.notice = notice
+        self.dup_key = dup_key
+        self.ref = ref
 
     @property
     def tool_calls(self) -> list[Part]:
@@ -209,45 +315,69 @@ class Message:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Dialect:
+class Dialect(Value):
     """What the vendor does with a stored history before sending it.
 
     Rules read these flags instead of reader names, so that a new reader states its
     vendor's behaviour once and every rule follows.
     """
 
+    __slots__ = (
+        "coalesce_roles",
+        "final_text_is_prefill",
+        "fuses_tool_response",
+        "replays_arguments_text",
+        "thinking_only_is_empty",
+    )
     # The vendor merges consecutive same-role messages before sending (Gemini, Qwen,
     # Claude Code user lines): pairing treats such a run as one message.
-    coalesce_roles: bool = False
+    coalesce_roles: Final[bool]
     # Gemini API histories: a tool-response turn followed directly by a prompt is fused
     # into one user turn on replay (TD104).
-    fuses_tool_response: bool = False
+    fuses_tool_response: Final[bool]
     # Claude Code drops a thinking-only assistant message on resume and the API rejects a
     # final thinking block: such a turn counts as empty (TD103).
-    thinking_only_is_empty: bool = False
+    thinking_only_is_empty: Final[bool]
     # The final assistant text may reach a provider as prefill (Anthropic rejects it when
     # it ends in whitespace: TD102).  Gemini API histories go only to Gemini, which
     # rejects any history ending with a model turn, so Gemini CLI always appends the next
     # prompt first: their final text is never prefill and its whitespace harms nothing.
-    final_text_is_prefill: bool = True
+    final_text_is_prefill: Final[bool]
     # The vendor replays each call's stored arguments text verbatim (Part.arguments), and the
     # servers it is used with parse it: text that does not parse fails every later request
     # (Kimi CLI: kimi-cli#2165 on vLLM, #1171 on SGLang; TD405).
-    replays_arguments_text: bool = False
+    replays_arguments_text: Final[bool]
+
+    def __init__(
+        self,
+        coalesce_roles: bool = False,
+        fuses_tool_response: bool = False,
+        thinking_only_is_empty: bool = False,
+        final_text_is_prefill: bool = True,
+        replays_arguments_text: bool = False,
+    ) -> None:
+        self.coalesce_roles = coalesce_roles
+        self.fuses_tool_response = fuses_tool_response
+        self.thinking_only_is_empty = thinking_only_is_empty
+        self.final_text_is_prefill = final_text_is_prefill
+        self.replays_arguments_text = replays_arguments_text
 
 
-@dataclass(frozen=True, slots=True)
-class BrokenLink:
+class BrokenLink(Value):
     """A record whose parent link names a record that is not in the file (TD404)."""
 
-    origin: Origin
-    missing: str
-    ref: object = None
+    __slots__ = ("missing", "origin", "ref")
+    origin: Final[Origin]
+    missing: Final[str]
+    ref: Final[object]
+
+    def __init__(self, origin: Origin, missing: str, ref: object = None) -> None:
+        self.origin = origin
+        self.missing = missing
+        self.ref = ref
 
 
-@dataclass(frozen=True, slots=True)
-class Repeat:
+class Repeat(Value):
     """One structural cause behind many repeated tool call ids (TD305 reports it once).
 
     Set by a reader that can tell why calls repeat: Claude Code files that record the same
@@ -255,21 +385,48 @@ class Repeat:
     ``cause`` says in the reader's words what was recorded twice and where.
     """
 
-    call_ids: frozenset[str]
-    cause: str
+    __slots__ = ("call_ids", "cause")
+    call_ids: Final[frozenset[str]]
+    cause: Final[str]
+
+    def __init__(self, call_ids: frozenset[str], cause: str) -> None:
+        self.call_ids = call_ids
+        self.cause = cause
 
 
-@dataclass(slots=True, eq=False)
-class Conversation:
+_PLAIN = Dialect()
+
+
+class Conversation(Plain):
+    __slots__ = ("broken_links", "dialect", "label", "memo", "messages", "ref", "repeats")
+    _fields = ("messages", "dialect", "broken_links", "label", "ref", "repeats")  # (repr)
     messages: list[Message]
-    dialect: Dialect = Dialect()
-    broken_links: list[BrokenLink] = field(default_factory=list)
+    dialect: Dialect
+    broken_links: list[BrokenLink]
     # Several conversations can share a file (fine-tuning JSONL); findings then say which.
-    label: str | None = None
-    ref: object = None
+    label: str | None
+    ref: object
     # Analyses computed once and shared by every rule and repair that reads them.
-    memo: dict[object, object] = field(default_factory=dict, repr=False)
-    repeats: list[Repeat] = field(default_factory=list)
+    memo: dict[object, object]
+    repeats: list[Repeat]
+
+    def __init__(
+        self,
+        messages: list[Message],
+        dialect: Dialect = _PLAIN,
+        broken_links: list[BrokenLink] | None = None,
+        label: str | None = None,
+        ref: object = None,
+        memo: dict[object, object] | None = None,
+        repeats: list[Repeat] | None = None,
+    ) -> None:
+        self.messages = messages
+        self.dialect = dialect
+        self.broken_links = [] if broken_links is None else broken_links
+        self.label = label
+        self.ref = ref
+        self.memo = {} if memo is None else memo
+        self.repeats = [] if repeats is None else repeats
 
 
 @dataclass(slots=True, eq=False)
@@ -278,6 +435,7 @@ class Finding:
     ``safety`` says whether ``fix`` applies it by default (set by the check, which knows
     what the repair would destroy)."""
 
+    # Still a dataclass: ``engine.Located.portable`` copies it with ``dataclasses.replace``.
     rule: Rule
     origin: Origin
     message: str

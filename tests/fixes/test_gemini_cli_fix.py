@@ -7,7 +7,6 @@ import difflib
 import hashlib
 import json
 import uuid
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from support import FIXTURES, fix
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT, RemoveMessage
 from transcript_doctor.editing import EditError
+from transcript_doctor.plain import replace
 from transcript_doctor.readers.base import Transcript, editor
 from transcript_doctor.readers.gemini_cli import READER
 from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.plain import Plain, replace
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
@@ -60,19 +60,31 @@ DIALECT = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_p
 Locate = Callable[..., Origin]  # tokens below the message object -> Origin
 
 
-@dataclass(slots=True, eq=False)
-class _Entry:
+class _Entry(Plain):
     """One surviving message record, converted the way resume reads it."""
 
+    __slots__ = ("base", "checkpoint_index", "dup_key", "kind", "message_id", "origin", "parts", "results")
     message_id: str
     kind: str  # "user" | "gemini" | "skip" (notices, ignored user text, unknown types)
     origin: Origin
     base: str
     checkpoint_index: int | None
-    parts: list[Part] = field(default_factory=list)
+    parts: list[Part]
     # toolCalls[].result parts, grouped per call: (call id, parts) — the CLI's `_response` turn.
-    results: list[tuple[str, list[Part]]] = field(default_factory=list)
-    dup_key: object = None
+    results: list[tuple[str, list[Part]]]
+    dup_key: object
+
+    def __init__(
+        self, message_id: str, kind: str, origin: Origin, base: str, checkpoint_index: int | None
+    ) -> None:
+        self.message_id = message_id
+        self.kind = kind
+        self.origin = origin
+        self.base = base
+        self.checkpoint_index = checkpoint_index
+        self.parts = []
+        self.results = []
+        self.dup_key = None
 
 
 def _js_truthy(value: Any) -> bool:

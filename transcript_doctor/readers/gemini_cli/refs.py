@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Final
+
+from transcript_doctor.plain import Value
 
 
-@dataclass(frozen=True, slots=True)
-class MessageRef:
+class MessageRef(Value):
     """Where a message's effective definition lives, for ``fix`` to edit it.
 
     ``record`` is the line index (JSONL) or the index in ``messages`` (legacy .json) of
@@ -21,17 +22,38 @@ class MessageRef:
     ``/toolCalls/0``, ``/toolCalls/0/result/0``, ``/thoughts/0``).
     """
 
-    message_id: str | None
-    record: int
-    pointer: str
-    checkpoint_index: int | None = None
-    lines: tuple[int, ...] = ()
-    results: bool = False
+    __slots__ = ("checkpoint_index", "lines", "message_id", "pointer", "record", "results")
+    message_id: Final[str | None]
+    record: Final[int]
+    pointer: Final[str]
+    checkpoint_index: Final[int | None]
+    lines: Final[tuple[int, ...]]
+    results: Final[bool]
+
+    def __init__(
+        self,
+        message_id: str | None,
+        record: int,
+        pointer: str,
+        checkpoint_index: int | None = None,
+        lines: tuple[int, ...] = (),
+        results: bool = False,
+    ) -> None:
+        self.message_id = message_id
+        self.record = record
+        self.pointer = pointer
+        self.checkpoint_index = checkpoint_index
+        self.lines = lines
+        self.results = results
 
 
-@dataclass(frozen=True, slots=True)
-class StreamRef:
+class StreamRef(Value):
     """Conversation-level facts a fix must respect (``$rewindTo`` targets must stay)."""
 
-    legacy: bool
-    rewinds: tuple[tuple[int, str], ...] = ()
+    __slots__ = ("legacy", "rewinds")
+    legacy: Final[bool]
+    rewinds: Final[tuple[tuple[int, str], ...]]
+
+    def __init__(self, legacy: bool, rewinds: tuple[tuple[int, str], ...] = ()) -> None:
+        self.legacy = legacy
+        self.rewinds = rewinds
