@@ -11,10 +11,11 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Final
+
+from transcript_doctor.plain import Value
 
 OWN_FILE = "transcript-doctor.toml"
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "extend-catalog", "readers", "exclude")
@@ -24,17 +25,49 @@ class ConfigError(Exception):
     """A configuration that cannot be used: one line naming the file and the key."""
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
-    root: Path  # globs and extend-catalog paths are relative to this folder
-    path: Path | None = None
-    select: tuple[str, ...] | None = None
-    ignore: tuple[str, ...] = ()
-    extend_select: tuple[str, ...] = ()
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    extend_catalog: tuple[Path, ...] = ()
-    readers: tuple[tuple[str, str], ...] = ()
-    exclude: tuple[str, ...] = field(default=())
+class Config(Value):
+    __slots__ = (
+        "exclude",
+        "extend_catalog",
+        "extend_select",
+        "ignore",
+        "path",
+        "per_file_ignores",
+        "readers",
+        "root",
+        "select",
+    )
+    root: Final[Path]  # globs and extend-catalog paths are relative to this folder
+    path: Final[Path | None]
+    select: Final[tuple[str, ...] | None]
+    ignore: Final[tuple[str, ...]]
+    extend_select: Final[tuple[str, ...]]
+    per_file_ignores: Final[tuple[tuple[str, tuple[str, ...]], ...]]
+    extend_catalog: Final[tuple[Path, ...]]
+    readers: Final[tuple[tuple[str, str], ...]]
+    exclude: Final[tuple[str, ...]]
+
+    def __init__(
+        self,
+        root: Path,
+        path: Path | None = None,
+        select: tuple[str, ...] | None = None,
+        ignore: tuple[str, ...] = (),
+        extend_select: tuple[str, ...] = (),
+        per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = (),
+        extend_catalog: tuple[Path, ...] = (),
+        readers: tuple[tuple[str, str], ...] = (),
+        exclude: tuple[str, ...] = (),
+    ) -> None:
+        self.root = root
+        self.path = path
+        self.select = select
+        self.ignore = ignore
+        self.extend_select = extend_select
+        self.per_file_ignores = per_file_ignores
+        self.extend_catalog = extend_catalog
+        self.readers = readers
+        self.exclude = exclude
 
     def relative(self, path: str) -> str:
         """``path`` as globs see it: relative to the config folder, POSIX separators."""

@@ -68,7 +68,7 @@ class Value(Plain):
         return hash(self._values(self))
 
 
-class Record(Plain):
+class Mutable(Plain):
     """Equal when of the same class with equal fields, and unhashable (it changes): a
     dataclass's default."""
 

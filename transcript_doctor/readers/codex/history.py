@@ -14,11 +14,11 @@ call, only a real prompt or another model turn does (TD304).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from transcript_doctor.jsonspan import join
 from transcript_doctor.model import Message, Origin, Part, PartKind, Role
+from transcript_doctor.plain import Value
 from transcript_doctor.source import Line, Source
 
 # User messages Codex injects itself (`is_contextual_user_fragment`: one fragment makes the
@@ -40,8 +40,7 @@ ASSISTANT_OTHER = frozenset({"web_search_call", "agent_message"})  # Unconfirmed
 CONTEXT_ITEMS = frozenset({"compaction", "compaction_summary"})
 
 
-@dataclass(frozen=True, slots=True)
-class ItemRef:
+class ItemRef(Value):
     """Where one item lives, for a later fix (``Part.ref``; ``Message.ref`` lists them).
 
     ``record`` is the 0-based record index of its line; ``history`` the index inside that
@@ -49,14 +48,22 @@ class ItemRef:
     list for a text part.  ``kind`` is the item's ``type`` (the shape a fix must write).
     """
 
-    record: int
-    kind: str
-    history: int | None = None
-    content: int | None = None
+    __slots__ = ("content", "history", "kind", "record")
+    record: Final[int]
+    kind: Final[str]
+    history: Final[int | None]
+    content: Final[int | None]
+
+    def __init__(
+        self, record: int, kind: str, history: int | None = None, content: int | None = None
+    ) -> None:
+        self.record = record
+        self.kind = kind
+        self.history = history
+        self.content = content
 
 
-@dataclass(frozen=True, slots=True)
-class At:
+class At(Value):
     """Where an item is being read: its line, and the JSON Pointer of the item in it.
 
     ``item`` is None when the item is the whole record (a finding then names the line);
@@ -64,12 +71,29 @@ class At:
     ``line`` is None for items inside a replacement_history (no own timestamp or bytes).
     """
 
-    number: int
-    record: int
-    item: str | None
-    inner: str
-    line: Line | None
-    history: int | None = None
+    __slots__ = ("history", "inner", "item", "line", "number", "record")
+    number: Final[int]
+    record: Final[int]
+    item: Final[str | None]
+    inner: Final[str]
+    line: Final[Line | None]
+    history: Final[int | None]
+
+    def __init__(
+        self,
+        number: int,
+        record: int,
+        item: str | None,
+        inner: str,
+        line: Line | None,
+        history: int | None = None,
+    ) -> None:
+        self.number = number
+        self.record = record
+        self.item = item
+        self.inner = inner
+        self.line = line
+        self.history = history
 
     def origin(self, *tokens: str | int) -> Origin:
         if not tokens:

@@ -10,11 +10,11 @@ items are regrouped into vendor-neutral messages in ``history``.  The legacy lay
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from transcript_doctor.analysis.screen import from_cut
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
+from transcript_doctor.plain import Value
 from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
 from transcript_doctor.readers.codex.history import At, History
 from transcript_doctor.source import STRICT, Container, Line, Source
@@ -63,8 +63,7 @@ ROLLOUT = "rollout"
 LEGACY = "legacy"
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(Value):
     """``Conversation.ref``: how the file is laid out, for a later fix.
 
     ``compacted`` is the record index of the ``compacted`` line whose replacement_history
@@ -72,8 +71,13 @@ class Layout:
     array), or None.
     """
 
-    kind: str
-    compacted: int | None
+    __slots__ = ("compacted", "kind")
+    kind: Final[str]
+    compacted: Final[int | None]
+
+    def __init__(self, kind: str, compacted: int | None) -> None:
+        self.kind = kind
+        self.compacted = compacted
 
 
 def _is_line(record: Any) -> bool:

@@ -19,14 +19,20 @@ Every structure pops lazily, so a batch of any size pairs in linear time.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+
+from transcript_doctor.plain import Mutable, Plain
 
 
-@dataclass(slots=True, eq=False)
-class Call:
+class Call(Plain):
+    __slots__ = ("call_id", "name", "open")
     call_id: str
     name: str | None
-    open: bool = True
+    open: bool
+
+    def __init__(self, call_id: str, name: str | None, open: bool = True) -> None:
+        self.call_id = call_id
+        self.name = name
+        self.open = open
 
 
 def _first_open(queue: deque[Call] | None) -> Call | None:
@@ -37,12 +43,16 @@ def _first_open(queue: deque[Call] | None) -> Call | None:
     return None
 
 
-@dataclass(slots=True)
-class _Batch:
+class _Batch(Mutable):
     """The calls of one batch, by name and in order."""
 
-    order: deque[Call] = field(default_factory=deque)
-    by_name: dict[str | None, deque[Call]] = field(default_factory=dict)
+    __slots__ = ("by_name", "order")
+    order: deque[Call]
+    by_name: dict[str | None, deque[Call]]
+
+    def __init__(self) -> None:
+        self.order = deque()
+        self.by_name = {}
 
     def add(self, call: Call) -> None:
         self.order.append(call)
@@ -55,14 +65,20 @@ class _Batch:
         return _first_open(self.by_name.get(name)) or _first_open(self.by_name.get(None))
 
 
-@dataclass(slots=True)
-class AdjacencyPairing:
+class AdjacencyPairing(Mutable):
     """Walks the message list once; the reader reports every row in order."""
 
-    _batch: _Batch | None = None  # the batch being read, or the one right before the run
-    _follows_batch: bool = False  # the current result run sits right after ``_batch``
-    _open: dict[str | None, deque[Call]] = field(default_factory=dict)
-    _answered: dict[str | None, str] = field(default_factory=dict)  # in this stretch of tool rows
+    __slots__ = ("_answered", "_batch", "_follows_batch", "_open")
+    _batch: _Batch | None  # the batch being read, or the one right before the run
+    _follows_batch: bool  # the current result run sits right after ``_batch``
+    _open: dict[str | None, deque[Call]]
+    _answered: dict[str | None, str]  # in this stretch of tool rows
+
+    def __init__(self) -> None:
+        self._batch = None
+        self._follows_batch = False
+        self._open = {}
+        self._answered = {}
 
     def call(self, index: int, name: str | None) -> Call:
         if self._batch is None or self._follows_batch:

@@ -16,10 +16,10 @@ hand this module the parsed values with their origins and refs.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.plain import Mutable
 
 # OpenCode appends the new user message before every request, so a stored history never
 # reaches a provider ending in an assistant turn: its final text is never prefill (TD102).
@@ -33,13 +33,18 @@ SKIPPED_ERROR = "skipped-error"
 UNKNOWN = "unknown"
 
 
-@dataclass(slots=True)
-class Record:
+class Record(Mutable):
     """A message or part record as stored: its value (None: unreadable), origin and ref."""
 
+    __slots__ = ("origin", "ref", "value")
     value: dict[str, Any] | None
     origin: Origin
-    ref: object = None
+    ref: object
+
+    def __init__(self, value: dict[str, Any] | None, origin: Origin, ref: object = None) -> None:
+        self.value = value
+        self.origin = origin
+        self.ref = ref
 
 
 def conversation(

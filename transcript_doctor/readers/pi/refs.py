@@ -2,28 +2,38 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Final
+
+from transcript_doctor.plain import Mutable, Value
 
 
-@dataclass(frozen=True, slots=True)
-class EntryRef:
+class EntryRef(Value):
     """One entry line: ``index`` into ``source.lines``, its ``id`` and ``parentId``."""
 
-    index: int
-    id: str
-    parent: str | None
+    __slots__ = ("id", "index", "parent")
+    index: Final[int]
+    id: Final[str]
+    parent: Final[str | None]
+
+    def __init__(self, index: int, id: str, parent: str | None) -> None:
+        self.index = index
+        self.id = id
+        self.parent = parent
 
 
-@dataclass(frozen=True, slots=True)
-class RelinkRef:
+class RelinkRef(Value):
     """TD404: the entry to re-link and the id of the entry written just before it (or None)."""
 
-    entry: EntryRef
-    target: str | None
+    __slots__ = ("entry", "target")
+    entry: Final[EntryRef]
+    target: Final[str | None]
+
+    def __init__(self, entry: EntryRef, target: str | None) -> None:
+        self.entry = entry
+        self.target = target
 
 
-@dataclass(slots=True)
-class FileRef:
+class FileRef(Mutable):
     """Who names whom, and what Pi replays: what a fix must re-point when it edits the tree.
 
     ``children``: id -> record indices of the entries whose ``parentId`` is that id.
@@ -40,10 +50,20 @@ class FileRef:
     line that continues the same path.
     """
 
-    children: dict[str, list[int]] = field(default_factory=dict)
-    versions: dict[str, list[int]] = field(default_factory=dict)
-    path: frozenset[int] = frozenset()
-    tails: dict[int, EntryRef] = field(default_factory=dict)
-    ids: frozenset[str] = frozenset()
-    order: list[tuple[int, str]] = field(default_factory=list)
-    leaf: int | None = None
+    __slots__ = ("children", "ids", "leaf", "order", "path", "tails", "versions")
+    children: dict[str, list[int]]
+    versions: dict[str, list[int]]
+    path: frozenset[int]
+    tails: dict[int, EntryRef]
+    ids: frozenset[str]
+    order: list[tuple[int, str]]
+    leaf: int | None
+
+    def __init__(self) -> None:
+        self.children = {}
+        self.versions = {}
+        self.path = frozenset()
+        self.tails = {}
+        self.ids = frozenset()
+        self.order = []
+        self.leaf = None

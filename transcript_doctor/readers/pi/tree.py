@@ -8,20 +8,26 @@ path entries from its ``firstKeptEntryId`` up to it, then the entries after it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from transcript_doctor.plain import Mutable
 from transcript_doctor.source import Line
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(Mutable):
     """One parsed non-header line: what the walk and the message builder need."""
 
+    __slots__ = ("id", "line", "parent", "record")
     line: Line
     record: dict[str, Any]
     id: str | None
     parent: str | None
+
+    def __init__(self, line: Line, record: dict[str, Any], id: str | None, parent: str | None) -> None:
+        self.line = line
+        self.record = record
+        self.id = id
+        self.parent = parent
 
     @property
     def role(self) -> str | None:

@@ -10,10 +10,10 @@ and remembers, for every message, the lines and uuids a fix must edit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
+from transcript_doctor.plain import Plain
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.qwen_code.refs import ChainRef, CompressedRef, LineCopyRef, LinkRef, RecordRef
@@ -33,10 +33,10 @@ CLAUDE_KEYS = ("userType", "toolUseResult")
 CLAUDE_TYPES = frozenset({"summary", "file-history-snapshot"})
 
 
-@dataclass(slots=True, eq=False)
-class _Entry:
+class _Entry(Plain):
     """What one line contributes; parsed dicts are not kept (files reach 100 MB)."""
 
+    __slots__ = ("compression", "line", "parent", "parts", "replayed", "role", "uuid")
     line: Line
     uuid: str
     parent: str | None
@@ -44,6 +44,24 @@ class _Entry:
     compression: bool
     role: Role | None  # None: the line has no message
     parts: list[Part]
+
+    def __init__(
+        self,
+        line: Line,
+        uuid: str,
+        parent: str | None,
+        replayed: bool,
+        compression: bool,
+        role: Role | None,
+        parts: list[Part],
+    ) -> None:
+        self.line = line
+        self.uuid = uuid
+        self.parent = parent
+        self.replayed = replayed
+        self.compression = compression
+        self.role = role
+        self.parts = parts
 
     def at(self, pointer: str | None = None) -> Origin:
         return Origin(self.line.number, self.line.index, pointer)
