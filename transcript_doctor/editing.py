@@ -15,11 +15,11 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from transcript_doctor import jsonspan
 from transcript_doctor.jsonspan import Span
+from transcript_doctor.plain import Mutable, Value
 from transcript_doctor.source import Line, Source
 
 SAMPLE = 16384
@@ -31,13 +31,18 @@ class EditError(Exception):
     """An edit that cannot be made without guessing (the fix is then not applied)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Splice:
+class Splice(Value):
     """Replace ``data[start:end]`` with ``new``."""
 
-    start: int
-    end: int
-    new: bytes
+    __slots__ = ("end", "new", "start")
+    start: Final[int]
+    end: Final[int]
+    new: Final[bytes]
+
+    def __init__(self, start: int, end: int, new: bytes) -> None:
+        self.start = start
+        self.end = end
+        self.new = new
 
 
 def splice(data: bytes, splices: list[Splice]) -> bytes:
@@ -57,15 +62,29 @@ def splice(data: bytes, splices: list[Splice]) -> bytes:
 # -- style -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Style:
+class Style(Value):
     """How a new value is written so that it looks like the values around it."""
 
-    item_sep: bytes = b","  # between items of a one-line container
-    key_sep: bytes = b":"
-    indent: bytes | None = None  # one indent unit, when siblings span several lines
-    newline: bytes = b"\n"
-    ensure_ascii: bool = False
+    __slots__ = ("ensure_ascii", "indent", "item_sep", "key_sep", "newline")
+    item_sep: Final[bytes]  # between items of a one-line container
+    key_sep: Final[bytes]
+    indent: Final[bytes | None]  # one indent unit, when siblings span several lines
+    newline: Final[bytes]
+    ensure_ascii: Final[bool]
+
+    def __init__(
+        self,
+        item_sep: bytes = b",",
+        key_sep: bytes = b":",
+        indent: bytes | None = None,
+        newline: bytes = b"\n",
+        ensure_ascii: bool = False,
+    ) -> None:
+        self.item_sep = item_sep
+        self.key_sep = key_sep
+        self.indent = indent
+        self.newline = newline
+        self.ensure_ascii = ensure_ascii
 
     def dumps(self, value: Any, depth: int = 0) -> bytes:
         """``value`` serialised for a position ``depth`` levels deep."""
@@ -108,23 +127,35 @@ def detect_escaping(data: bytes) -> bool:
 # -- one JSON text (a document, or one JSONL line) ---------------------------------
 
 
-@dataclass(slots=True)
-class _Container:
+class _Container(Mutable):
+    __slots__ = ("depth", "inserted", "removed", "span")
     span: Span
     depth: int
-    removed: set[int] = field(default_factory=set)
+    removed: set[int]
     # New items keyed by the original index they go before (len = append at the end).
-    inserted: dict[int, list[bytes]] = field(default_factory=dict)
+    inserted: dict[int, list[bytes]]
+
+    def __init__(self, span: Span, depth: int) -> None:
+        self.span = span
+        self.depth = depth
+        self.removed = set()
+        self.inserted = {}
 
 
-@dataclass(frozen=True, slots=True)
-class Logged:
+class Logged(Value):
     """One edit as the report shows it: what was there and what is there now."""
 
-    action: str
-    pointer: str
-    old: bytes
-    new: bytes
+    __slots__ = ("action", "new", "old", "pointer")
+    action: Final[str]
+    pointer: Final[str]
+    old: Final[bytes]
+    new: Final[bytes]
+
+    def __init__(self, action: str, pointer: str, old: bytes, new: bytes) -> None:
+        self.action = action
+        self.pointer = pointer
+        self.old = old
+        self.new = new
 
 
 class JsonText:
