@@ -123,3 +123,51 @@ def test_extra_catalog_adds_markers(tmp_path) -> None:
     good.write_text(json.dumps({"markers": [entry]}))
     marker = catalog.load((good,)).whole_match("[no reply]", False)
     assert marker is not None and marker.vendor == "me"
+
+
+def _flags_one_by_one(found: catalog.Catalog, text: str, stripped: str, calls: bool) -> bool:
+    """What ``flags_model_text`` answers, asked of each marker in turn."""
+    if found.distinctive_in(text) is not None:
+        return True
+    return not calls and (found.whole_match(stripped, False) is not None or found.partial_suffix(text) is not None)
+
+
+def _texts(markers: tuple[catalog.Marker, ...]) -> list[str]:
+    """Each marker alone, padded, inside a sentence, at the end of one, and near misses."""
+    examples = ["", " ", "ok", "Sure.", "The upstream once answered (request timeout), but not now."]
+    for marker in markers:
+        base = marker.text
+        if base is None:  # a pattern: its catalog example is what it matches
+            base = {
+                "neurolink-step-cap-bracketed": "[Tool execution limit reached after 5 steps. The model"
+                " continued requesting tool calls beyond the limit.]",
+                "claude-code-usage-limit-epoch": "Claude AI usage limit reached|1700000000",
+            }.get(marker.id, "x")
+        examples += [base, f"  {base}\n", f"I said {base} before.", f"Partial answer {base}", f"Partial {base}  \n"]
+        examples += [base[:-1], base[1:], base.upper()]
+    return examples
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_flags_model_text_answers_as_the_markers_one_by_one(tmp_path, extra: bool) -> None:
+    paths: tuple[Path, ...] = ()
+    if extra:  # a user pattern with a group: the markers cannot share one expression
+        mine = tmp_path / "mine.json"
+        entry = {
+            "id": "grouped",
+            "kind": "placeholder",
+            "pattern": "(no|nil) reply",
+            "example": "no reply",
+            "distinctive": True,
+            "vendor": "me",
+            "source": "me",
+        }
+        mine.write_text(json.dumps({"markers": [entry]}))
+        paths = (mine,)
+    found = catalog.load(paths)
+    assert (found._model_checks is None) is extra
+    texts = [*_texts(found.markers), "no reply", "say nil reply now"]
+    for text in texts:
+        for calls in (False, True):
+            expected = _flags_one_by_one(found, text, text.strip(), calls)
+            assert found.flags_model_text(text, text.strip(), calls) is expected, (text, calls)

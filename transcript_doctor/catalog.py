@@ -36,8 +36,8 @@ class Marker:
     id: str
     kind: str
     text: str | None
-    # The regular expression's source: compiled on first use (``re``'s cache keeps it), as
-    # most runs search only the catalog's combined expression (start-up).
+    # The regular expression's source: compiled on first use (``_compile`` keeps it), as
+    # most runs search only the catalog's combined expressions (start-up).
     regex: str | None
     distinctive: bool
     harness_only: bool
@@ -46,21 +46,26 @@ class Marker:
 
     @property
     def pattern(self) -> re.Pattern[str] | None:
-        return None if self.regex is None else re.compile(self.regex)
+        return None if self.regex is None else _compile(self.regex)
 
     def matches(self, stripped: str) -> bool:
         if self.text is not None:
             return stripped == self.text
         assert self.regex is not None
-        return re.fullmatch(self.regex, stripped) is not None
+        return _compile(self.regex).fullmatch(stripped) is not None
 
     def find(self, text: str) -> str | None:
         """The marker as it occurs inside ``text``, or None."""
         if self.text is not None:
             return self.text if self.text in text else None
         assert self.regex is not None
-        found = re.search(self.regex, text)
+        found = _compile(self.regex).search(text)
         return found.group() if found else None
+
+
+# ``re``'s own cache is looked up through two Python calls and a key of four: this is one
+# dict lookup (the screen asks a pattern of every reply that mentions a marker).
+_compile = cache(re.compile)
 
 
 @dataclass(frozen=True)
@@ -91,13 +96,41 @@ class Catalog:
         """One search for all of them; None when they cannot share one (a user pattern
         with groups or inline flags): each is then searched on its own."""
         markers = self._model_text_markers
-        alternatives = [f"(?:{m.regex})" if m.regex is not None else re.escape(m.text or "") for m in markers]
-        try:
-            combined = re.compile("|".join(alternatives)) if alternatives else None
-        except re.error:
+        return _combined(markers) if markers else None
+
+    @cached_property
+    def _model_checks(self) -> tuple[re.Pattern[str], re.Pattern[str], frozenset[str], tuple[str, ...]] | None:
+        """What ``flags_model_text`` asks, each in one call: a search for the distinctive
+        markers, a full match of the patterns and the set of the texts that may be a whole
+        model reply, the partial suffixes; None when the patterns cannot share one."""
+        distinctive = _combined([m for m in self.markers if m.distinctive and m.kind != PARTIAL_SUFFIX])
+        model = [m for m in self.markers if not m.harness_only]
+        whole = _combined([m for m in model if m.regex is not None])
+        if distinctive is None or whole is None:
             return None
-        # A group can only come from a pattern (texts are escaped): then they cannot share it.
-        return None if combined is None or combined.groups else combined
+        exact = frozenset(m.text for m in model if m.text is not None)
+        suffixes = tuple(m.text for m in self.markers if m.kind == PARTIAL_SUFFIX and m.text)
+        return distinctive, whole, exact, suffixes
+
+    def flags_model_text(self, text: str, stripped: str, calls: bool) -> bool:
+        """Whether a reply the vendor did not mark as harness-written holds a distinctive
+        marker or, in a turn that calls no tool, is a whole marker or ends with a partial
+        one: ``distinctive_in(text)``, then ``whole_match(stripped, False)`` and
+        ``partial_suffix(text)``, answered as one boolean with one search each (the
+        screen asks it of every reply that mentions a marker)."""
+        checks = self._model_checks
+        if checks is None:
+            if self.distinctive_in(text) is not None:
+                return True
+            return not calls and (
+                self.whole_match(stripped, False) is not None or self.partial_suffix(text) is not None
+            )
+        distinctive, whole, exact, suffixes = checks
+        if distinctive.search(text) is not None:
+            return True
+        if calls:
+            return False
+        return stripped in exact or whole.fullmatch(stripped) is not None or text.rstrip().endswith(suffixes)
 
     def _may_occur(self, text: str) -> bool:
         """False when no marker that can flag model text occurs in ``text``: one search
@@ -144,6 +177,19 @@ class Catalog:
             if marker.kind == PARTIAL_SUFFIX and marker.text and tail.endswith(marker.text):
                 return marker
         return None
+
+
+def _combined(markers: list[Marker] | tuple[Marker, ...]) -> re.Pattern[str] | None:
+    """One expression any of the markers matches (an alternative each, so a full match
+    is one of them whole); None when they cannot share one (a user pattern with groups
+    or inline flags).  With no marker it matches nothing."""
+    alternatives = [f"(?:{m.regex})" if m.regex is not None else re.escape(m.text or "") for m in markers]
+    try:
+        combined = re.compile("|".join(alternatives) if alternatives else "(?!)")
+    except re.error:
+        return None
+    # A group can only come from a pattern (texts are escaped): then they cannot share it.
+    return None if combined.groups else combined
 
 
 def rules_dir() -> Traversable:

@@ -68,12 +68,25 @@ class Screen:
         search = self._search
         if search(text) is None and (stripped is text or search(stripped) is None):
             return False
-        catalog = self._catalog
-        if catalog.distinctive_in(text) is not None:
-            return True
-        if calls:
-            return False  # a turn that calls a tool is model output whatever its text says
-        return catalog.whole_match(stripped, False) is not None or catalog.partial_suffix(text) is not None
+        # (a turn that calls a tool is model output whatever its text says: no whole or
+        # partial marker is asked of it)
+        return self._catalog.flags_model_text(text, stripped, calls)
+
+    def replies(self, texts: list[str], final: bool) -> bool:
+        """``clean`` of a conversation whose replayed turns are prompts and assistant
+        texts without calls (no result, no notice): ``texts`` are those replies in order,
+        ``final`` whether the last of them is the conversation's last turn.  Without the
+        turns built: fine-tuning files hold thousands of such conversations.
+
+        Such turns leave only TD101/TD102/TD103/TD201-TD203 to ask (nothing is called);
+        a doubt leaves ``cut`` at 0 (build it all), which is always right."""
+        self.cut, self.before = 0, frozenset()
+        flagged = self._flagged
+        for text in texts:
+            stripped = text.strip()
+            if not stripped or flagged(text, stripped, False):
+                return False
+        return not (final and texts[-1][-1].isspace())
 
     def clean(self, turns: Iterable[Turn | None] | None) -> bool:
         """True when no rule can find anything in these turns (False at the first doubt:
