@@ -129,7 +129,9 @@ def _flags_one_by_one(found: catalog.Catalog, text: str, stripped: str, calls: b
     """What ``flags_model_text`` answers, asked of each marker in turn."""
     if found.distinctive_in(text) is not None:
         return True
-    return not calls and (found.whole_match(stripped, False) is not None or found.partial_suffix(text) is not None)
+    return not calls and (
+        found.whole_match(stripped, False) is not None or found.partial_suffix(text) is not None
+    )
 
 
 def _texts(markers: tuple[catalog.Marker, ...]) -> list[str]:
@@ -143,7 +145,13 @@ def _texts(markers: tuple[catalog.Marker, ...]) -> list[str]:
                 " continued requesting tool calls beyond the limit.]",
                 "claude-code-usage-limit-epoch": "Claude AI usage limit reached|1700000000",
             }.get(marker.id, "x")
-        examples += [base, f"  {base}\n", f"I said {base} before.", f"Partial answer {base}", f"Partial {base}  \n"]
+        examples += [
+            base,
+            f"  {base}\n",
+            f"I said {base} before.",
+            f"Partial answer {base}",
+            f"Partial {base}  \n",
+        ]
         examples += [base[:-1], base[1:], base.upper()]
     return examples
 

@@ -5,8 +5,10 @@ message-list screen, ``analysis/screen.py``, and the typed fast path of Claude C
 sessions, ``readers/claude_code/fast.py``, of Pi sessions, ``readers/pi/fast.py``, of Mistral
 Vibe sessions, ``readers/mistral_vibe/fast.py``, of openworker conversations,
 ``readers/openworker/fast.py``, of Qwen Code sessions, ``readers/qwen_code/fast.py``, of
-Codex rollouts, ``readers/codex/fast.py``, and of Copilot CLI event logs,
-``readers/copilot_cli/fast.py``; ``opencode export`` documents screened as parsed,
+Codex rollouts, ``readers/codex/fast.py``, of Copilot CLI event logs,
+``readers/copilot_cli/fast.py``, and of the lines of Anthropic and OpenAI fine-tuning
+files, ``readers/anthropic_messages/fast.py`` and ``readers/openai_chat/fast.py``, a line
+it does not prove read alone; ``opencode export`` documents screened as parsed,
 ``readers/opencode/screening.py``; Gemini CLI streams replayed from typed records,
 ``readers/gemini_cli/fast.py``, a line that does not decode read alone; Gemini CLI sessions and Qwen Code chains screened from their
 records or their built conversation, ``gemini_cli/reader._plain_turns`` and
@@ -1459,3 +1461,114 @@ def test_a_line_nested_deeper_than_msgspec_decodes_is_found_by_both_paths(path: 
     fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
     assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
     assert ("TD001", 2) in [(f.finding.rule.code, f.origin.line) for f in fast.findings]
+
+
+FINE_TUNING = sorted(
+    p
+    for p in [
+        *(FIXTURES / "anthropic-messages").glob("*fine-tuning*.jsonl"),
+        *(FIXTURES / "openai-chat").glob("*fine-tuning*.jsonl"),
+        *(FIXTURES / "wild" / "openai-ft").glob("*.jsonl"),
+    ]
+    if p.stat().st_size < 60_000
+)
+# Replies of each kind the screen tells apart (see tests/test_screen.py SAID).
+_REPLIES = (
+    "",
+    " ",
+    "Done.\n",
+    "(request timeout)",
+    "It said (request timeout).",
+    "Wait [Response interrupted by user]",
+)
+
+
+def _fine_tuning_variants(data: bytes) -> list[bytes]:
+    """A fine-tuning file changed one line at a time: the byte damage of ``_variants`` (a
+    number beyond a double put in the line's first object, escaped quotes inside text), and
+    its conversation changed: its last message's content replaced by each reply of
+    ``_REPLIES`` or by blocks, a message appended, one given a key the screen does not
+    cover, made a number, given another role; ``messages`` left out, null, a string,
+    empty; a message line put in its place."""
+    lines = data.split(b"\n")
+    found = _variants(data)
+    for i, line in enumerate(lines[:30]):
+        if not line.strip():
+            continue
+        before, after = lines[:i], lines[i + 1 :]
+        changed: list[bytes] = [
+            line.replace(b"{", b'{"n":1e400,', 1),
+            line.replace(b"{", b'{"n":[1E+309],', 1),
+            line.replace(b'"content":', b'"content":"say \\"hi\\"","c":', 1),
+        ]
+        value = json.loads(line)
+        messages = value.get("messages") if isinstance(value, dict) else None
+        if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+            last = messages[-1]
+            news: list[object] = [*_REPLIES, [{"type": "text", "text": "Done."}], None, 5]
+            rows: list[list[object]] = [[*messages[:-1], {**last, "content": new}] for new in news]
+            rows += [
+                [*messages, {"role": "user", "content": "And?"}],
+                [*messages, {"role": "assistant", "content": "More. "}],
+                [*messages[:-1], {**last, "id": "m1"}],
+                [*messages[:-1], *[{"role": "user", "content": "Hi", "id": "m1"}] * 2, last],  # TD403
+                [*messages[:-1], {**last, "role": "tool"}],
+                [*messages[:-1], {**last, "role": ["assistant"]}],
+                [*messages[:-1], 5],
+                [{"role": "assistant", "content": "Hi."}, *messages],
+            ]
+            changed += [json.dumps({**value, "messages": row}).encode() for row in rows]
+            changed += [json.dumps({**value, "messages": new}).encode() for new in (None, "x", [])]
+            changed.append(json.dumps({k: v for k, v in value.items() if k != "messages"}).encode())
+            changed.append(json.dumps(messages[0]).encode())
+        found += [b"\n".join([*before, new, *after]) for new in changed]
+    return found
+
+
+@pytest.mark.parametrize("path", FINE_TUNING, ids=_id)
+def test_fine_tuning_line_damage_is_found_by_both_paths(path: Path) -> None:
+    """Every variant of a fine-tuning file (``_fine_tuning_variants``) lints the same with
+    and without the typed proof of its lines (``readers/anthropic_messages/fast.py``,
+    ``readers/openai_chat/fast.py``)."""
+    variants = _fine_tuning_variants(path.read_bytes())
+    for data in variants:
+        fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
+        assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
+        assert (fast.reader, fast.skipped, fast.error) == (full.reader, full.skipped, full.error)
+    for data in variants[:: max(1, len(variants) // 12)]:  # repairs read the same lines
+        for unsafe in (False, True):
+            fast_fix, full_fix = (
+                fixer.fix_bytes(path.name, data, _options(screen, unsafe)) for screen in (True, False)
+            )
+            assert fast_fix.after == full_fix.after
+
+
+def test_clean_fine_tuning_lines_are_proven_unparsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines of a clean fine-tuning file are proven from their bytes: none is parsed for
+    the read; a damaged line is, alone, and a file with a BOM or a number beyond a double
+    is read in full."""
+    from transcript_doctor.source import Source
+
+    parsed: list[int] = []
+    records = Source.records
+
+    def counted(self: Source, lines: list[Any] | None = None) -> Any:
+        for line, value in records(self, lines):
+            parsed.append(line.number)
+            yield line, value
+
+    monkeypatch.setattr(Source, "records", counted)
+    for name in ("anthropic-messages/fine-tuning-with-system.jsonl", "openai-chat/clean-fine-tuning.jsonl"):
+        data = (FIXTURES / name).read_bytes()
+        assert engine.lint_bytes(name, data, _options(True)).findings == []
+        assert parsed == []
+        lines = data.split(b"\n")
+        torn = b"\n".join([lines[0], lines[1][:20], *lines[2:]])
+        report = engine.lint_bytes(name, torn, _options(True))
+        assert [f.finding.rule.code for f in report.findings] == ["TD001"]
+        assert parsed == [2]
+        parsed.clear()
+        for whole in (b"\xef\xbb\xbf" + data, data.replace(b"{", b'{"n":1e400,', 1)):
+            engine.lint_bytes(name, whole, _options(True))
+            assert len(parsed) == len(lines) - 1
+            parsed.clear()

@@ -15,7 +15,7 @@ from neurolink_rows import row as _row
 from support import FIXTURES, _catalog, lint_bytes
 
 from transcript_doctor import catalog, checks, engine, readers
-from transcript_doctor.analysis.screen import Screen
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, Screen
 from transcript_doctor.checks import Selection
 from transcript_doctor.model import Role, Rule, Screening, Severity
 from transcript_doctor.reporters import record
@@ -748,3 +748,49 @@ def test_cline_text_answers_are_screened_as_results() -> None:
     damaged = json.dumps(value).encode()
     assert [f["rule"] for f in both(path.name, damaged)] == ["TD301"]
     assert reader.read_screened(sniff(path.name, damaged), Screen(_catalog())) != []
+
+
+# Replies of every kind the screen tells apart: clean, blank, ending in whitespace, a whole
+# marker, a mention, a distinctive marker inside, a partial suffix, a harness-only pattern.
+SAID = (
+    "ok",
+    "",
+    " ",
+    "Done.\n",
+    "(request timeout)",
+    " (no content) ",
+    "It said (request timeout), then recovered.",
+    "Sure. [generation was interrupted] and more",
+    "Let me look [Response interrupted by user]",
+    "Let me look [Response interrupted by user]  ",
+    "any text a harness_only pattern would match",
+)
+
+
+def test_doubted_replies_answer_as_clean_does() -> None:
+    """``doubted_replies`` of many shapes of prompts and replies, asked at once, doubts
+    exactly the shapes ``clean`` does not prove clean."""
+    import itertools
+
+    screen = Screen(_catalog())
+    turns_of = [("prompt", None), *(("reply", text) for text in SAID)]
+    shapes = [list(shape) for size in range(4) for shape in itertools.product(turns_of, repeat=size)]
+    texts: list[str] = []
+    owners: list[int] = []
+    finals: set[int] = set()
+    for number, shape in enumerate(shapes):
+        for kind, text in shape:
+            if kind == "reply":
+                assert text is not None
+                texts.append(text)
+                owners.append(number)
+        if shape and shape[-1][0] == "reply":
+            finals.add(len(texts) - 1)
+    doubted = {owners[i] for i in screen.doubted_replies(texts, finals)}
+    for number, shape in enumerate(shapes):
+        turns = [
+            (ASSISTANT, text, ()) if kind == "reply" else (OTHER, None, (i,))
+            for i, (kind, text) in enumerate(shape)
+        ]
+        assert screen.clean(turns) is (number not in doubted), shape
+    assert 0 < len(doubted) < len(shapes)

@@ -99,7 +99,9 @@ class Catalog:
         return _combined(markers) if markers else None
 
     @cached_property
-    def _model_checks(self) -> tuple[re.Pattern[str], re.Pattern[str], frozenset[str], tuple[str, ...]] | None:
+    def _model_checks(
+        self,
+    ) -> tuple[re.Pattern[str], re.Pattern[str], frozenset[str], tuple[str, ...]] | None:
         """What ``flags_model_text`` asks, each in one call: a search for the distinctive
         markers, a full match of the patterns and the set of the texts that may be a whole
         model reply, the partial suffixes; None when the patterns cannot share one."""

@@ -72,21 +72,31 @@ class Screen:
         # partial marker is asked of it)
         return self._catalog.flags_model_text(text, stripped, calls)
 
-    def replies(self, texts: list[str], final: bool) -> bool:
-        """``clean`` of a conversation whose replayed turns are prompts and assistant
-        texts without calls (no result, no notice): ``texts`` are those replies in order,
-        ``final`` whether the last of them is the conversation's last turn.  Without the
-        turns built: fine-tuning files hold thousands of such conversations.
+    def doubted_replies(self, texts: list[str], finals: set[int]) -> list[int]:
+        """``clean`` of many conversations whose replayed turns are prompts and assistant
+        texts without calls (no result, no notice), asked of their replies alone, all in
+        one list: the indexes of those it doubts (a conversation is clean exactly when
+        none of its replies is); ``finals`` holds the indexes of the replies that are
+        their conversation's last turn.  Without turns or a call per conversation:
+        fine-tuning files hold thousands of such conversations.
 
         Such turns leave only TD101/TD102/TD103/TD201-TD203 to ask (nothing is called);
-        a doubt leaves ``cut`` at 0 (build it all), which is always right."""
-        self.cut, self.before = 0, frozenset()
-        flagged = self._flagged
-        for text in texts:
+        a doubted conversation is built whole (``cut`` is not set)."""
+        search, flags = self._search, self._catalog.flags_model_text
+        doubted: list[int] = []
+        for index, text in enumerate(texts):
             stripped = text.strip()
-            if not stripped or flagged(text, stripped, False):
-                return False
-        return not (final and texts[-1][-1].isspace())
+            if (
+                not stripped  # TD103
+                # ``_flagged``, its first search inline: it rules out nearly every text
+                or (
+                    (search(text) is not None or (stripped is not text and search(stripped) is not None))
+                    and flags(text, stripped, False)
+                )
+                or (text[-1].isspace() and index in finals)  # TD102, or a partial turn
+            ):
+                doubted.append(index)
+        return doubted
 
     def clean(self, turns: Iterable[Turn | None] | None) -> bool:
         """True when no rule can find anything in these turns (False at the first doubt:

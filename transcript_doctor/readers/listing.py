@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, Screen, Turn, crosses
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
@@ -125,12 +126,13 @@ def _nested(record: dict[str, Any], keys: Sequence[str]) -> list[Any] | None:
 
 
 def listings(
-    source: Source, keys: Sequence[str], per_line: bool, cut: Cut | None = None
+    source: Source, keys: Sequence[str], per_line: bool, cut: Cut | None = None, proof: Proof | None = None
 ) -> Iterator[Listing]:
     """The conversations of a file: one per document, per line, or one of all lines.
 
     ``cut`` screens each conversation's message objects: those it proves clean are left
-    out, the others start where it says.
+    out, the others start where it says.  In a file of one conversation per line,
+    ``proof`` (with ``cut``) may prove a line clean from its bytes first (see ``Proof``).
     """
     if source.container is Container.JSON:
         found = document_list(source.value, keys)
@@ -143,7 +145,14 @@ def listings(
     if per_line:
         # One key (the usual ``messages``) is looked up here: this runs once per line.
         key, base = (keys[0], _pointer(keys[0])) if len(keys) == 1 else (None, "")
-        for line, record in source.records():
+        records = source.records()
+        if proof is not None and cut is not None and key is not None and typed_bytes(source):
+            unproven = proof(source.data)
+            if unproven is not None:
+                records = source.records(
+                    [line for line in source.lines if line.number in unproven] if unproven else []
+                )
+        for line, record in records:
             if not isinstance(record, dict):
                 continue
             if key is not None:
@@ -171,6 +180,38 @@ def listings(
             return [Element(record, line.number, line.index, "") for line, record in read[start:]]
 
         yield Listing(whole(start), start=start, before=before, whole=whole if start else None)
+
+
+# A typed proof of a file of conversation lines, from its bytes: the numbers of the lines
+# (1-based, every segment between newlines counted, as ``Line.number``) it leaves to the
+# full read, which parses, screens and builds them as without a proof; None: all of them.
+# Every other line decodes (so orjson parses it to an object, given ``typed_bytes``) and
+# the screen proves the conversation of its list under the listing's one key clean.
+Proof = Callable[[bytes], "set[int] | None"]
+_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
+
+
+def typed_bytes(source: Source) -> bool:
+    """Whether a line of this file that msgspec decodes is one orjson parses: no BOM, UTF-8
+    throughout (msgspec does not check the bytes of fields it skips) and no number beyond
+    a double (msgspec skips one; orjson refuses it: TD001).  NUL bytes, lone surrogate
+    escapes, NaN and torn lines fail msgspec's decoding as they fail orjson's."""
+    data = source.data
+    if source.bom:
+        return False
+    if not data.isascii():
+        # In pieces of whole lines (a newline ends every sequence): one decode of it all
+        # would hold the file widened to its widest character.
+        view, find, start, size = memoryview(data), data.find, 0, len(data)
+        try:
+            while start < size:
+                end = find(b"\n", start + _PIECE)
+                end = size if end < 0 else end
+                str(view[start:end], "utf-8")
+                start = end + 1
+        except UnicodeDecodeError:
+            return False
+    return not may_overflow(data)
 
 
 def lines_from(source: Source, start: int, before: frozenset[Hashable]) -> Listing:

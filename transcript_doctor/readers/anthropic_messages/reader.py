@@ -167,7 +167,12 @@ def _documents(
     that sits (a document's, or each line's in Bedrock-style fine-tuning JSONL);
     conversations ``screen`` proves clean are left out."""
     cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
-    for listing in listings(source, KEYS, per_line, cut):
+    proof = None
+    if screen is not None and per_line:
+        from transcript_doctor.readers.anthropic_messages import fast  # msgspec: loaded on first use
+
+        proof = fast.proof(screen)
+    for listing in listings(source, KEYS, per_line, cut, proof):
         holder = listing.holder
         if holder is None:
             yield listing, None, Origin(0, 0)

@@ -120,7 +120,12 @@ class OpenAIChatReader(Reader):
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         per_line = conversation_lines(source, KEYS)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
-        return [built(found, self._conversation) for found in listings(source, KEYS, per_line, cut)]
+        proof = None
+        if screen is not None and per_line:
+            from transcript_doctor.readers.openai_chat import fast  # msgspec: loaded on first use
+
+            proof = fast.proof(screen)
+        return [built(found, self._conversation) for found in listings(source, KEYS, per_line, cut, proof)]
 
     def _conversation(self, listing: Listing) -> Conversation:
         messages: list[Message] = []
