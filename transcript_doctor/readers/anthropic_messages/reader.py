@@ -63,24 +63,30 @@ def _int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_roo_reasoning(item: Any) -> bool:
-    """A Roo Code reasoning item kept in the list: not a MessageParam, not replayed as one."""
-    return isinstance(item, dict) and item.get("type") == "reasoning" and "role" not in item
-
-
-def _acceptable(item: Any) -> bool:
-    if _is_roo_reasoning(item):
-        return True
-    return isinstance(item, dict) and item.get("role") in ROLES and OPENAI_KEYS.isdisjoint(item)
-
-
-def _vendor_keys(item: Any) -> bool:
-    """Cline / Roo Code bookkeeping next to a MessageParam."""
-    if _is_roo_reasoning(item):
-        return True
-    if not isinstance(item, dict):
-        return False
-    return _int(item.get("ts")) or not CLINE_KEYS.isdisjoint(item) or not ROO_KEYS.isdisjoint(item)
+def _shape(items: list[Any]) -> tuple[bool, bool] | None:
+    """Whether a list of MessageParams (and Roo Code reasoning items) holds Cline / Roo Code
+    bookkeeping (a Roo reasoning item, or a key of theirs next to a MessageParam), and
+    whether one holds a block only Anthropic's API has; None when an item is neither (no
+    such role, a key only Chat Completions messages carry) or every one is a Roo reasoning
+    item.  One pass, each question asked until it is answered: detection asks it of every
+    message of a document."""
+    vendor = anthropic = False
+    messages = False  # an item that is not a Roo reasoning item
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        if item.get("type") == "reasoning" and "role" not in item:
+            # a Roo Code reasoning item kept in the list: not a MessageParam, not replayed
+            vendor = True
+            continue
+        if item.get("role") not in ROLES or not OPENAI_KEYS.isdisjoint(item):
+            return None
+        messages = True
+        if not vendor:
+            vendor = _int(item.get("ts")) or not CLINE_KEYS.isdisjoint(item) or not ROO_KEYS.isdisjoint(item)
+        if not anthropic:
+            anthropic = _anthropic_only(item)
+    return (vendor, anthropic) if messages else None
 
 
 def _anthropic_block(block: Any) -> bool:
@@ -139,13 +145,13 @@ class AnthropicMessagesReader(Reader):
         if companion is not None:
             return self.claim(companion, SPECIFIC, transcript=False)
         items, per_line = sample(source, KEYS)
-        if not items or not all(_acceptable(i) for i in items):
+        shape = _shape(items)
+        if shape is None:
             return None
-        if all(_is_roo_reasoning(i) for i in items):
-            return None
-        if any(_vendor_keys(i) for i in items):
+        vendor, anthropic = shape
+        if vendor:
             return self.claim("Cline/Roo api_conversation_history", SPECIFIC)
-        if any(_anthropic_only(i) for i in items) or _top_level_system(source, per_line):
+        if anthropic or _top_level_system(source, per_line):
             return self.claim("Anthropic MessageParam list", SPECIFIC)
         return None
 
