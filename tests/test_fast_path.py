@@ -1483,6 +1483,13 @@ _REPLIES = (
 )
 
 
+def _many_lines(data: bytes) -> bytes:
+    """The file's lines written again until there are enough for a proof to pay
+    (``listing.provable``: a file of few lines was parsed for detection already)."""
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    return b"\n".join(lines * (50 // len(lines) + 1)) + b"\n"
+
+
 def _fine_tuning_variants(data: bytes) -> list[bytes]:
     """A fine-tuning file changed one line at a time: the byte damage of ``_variants`` (a
     number beyond a double put in the line's first object, escaped quotes inside text), and
@@ -1530,7 +1537,7 @@ def test_fine_tuning_line_damage_is_found_by_both_paths(path: Path) -> None:
     """Every variant of a fine-tuning file (``_fine_tuning_variants``) lints the same with
     and without the typed proof of its lines (``readers/anthropic_messages/fast.py``,
     ``readers/openai_chat/fast.py``)."""
-    variants = _fine_tuning_variants(path.read_bytes())
+    variants = _fine_tuning_variants(_many_lines(path.read_bytes()))
     for data in variants:
         fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
@@ -1559,7 +1566,7 @@ def test_clean_fine_tuning_lines_are_proven_unparsed(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(Source, "records", counted)
     for name in ("anthropic-messages/fine-tuning-with-system.jsonl", "openai-chat/clean-fine-tuning.jsonl"):
-        data = (FIXTURES / name).read_bytes()
+        data = _many_lines((FIXTURES / name).read_bytes())
         assert engine.lint_bytes(name, data, _options(True)).findings == []
         assert parsed == []
         lines = data.split(b"\n")
@@ -1572,3 +1579,25 @@ def test_clean_fine_tuning_lines_are_proven_unparsed(monkeypatch: pytest.MonkeyP
             engine.lint_bytes(name, whole, _options(True))
             assert len(parsed) == len(lines) - 1
             parsed.clear()
+
+
+def test_a_proof_is_made_only_where_it_pays_and_is_exact() -> None:
+    """``listing.provable``: a file of many short lines of UTF-8 with no number beyond a
+    double; not one of few lines (parsed for detection already) or of long lines (the
+    checks of its bytes cost what the proof saves), nor one with a BOM, a byte that is not
+    UTF-8 or such a number."""
+    from transcript_doctor.readers.listing import provable
+    from transcript_doctor.source import sniff
+
+    line = b'{"messages": [{"role": "user", "content": "Hi \xc3\xa9"}, {"role": "assistant", "content": "Hello"}]}'
+
+    def asked(data: bytes) -> bool:
+        return provable(sniff("train.jsonl", data))
+
+    assert asked(b"\n".join([line] * 50))
+    assert not asked(b"\n".join([line] * 30))
+    long = line.replace(b"Hello", b"Hello" * 500)
+    assert not asked(b"\n".join([long] * 50))
+    assert not asked(b"\xef\xbb\xbf" + b"\n".join([line] * 50))
+    assert not asked(b"\n".join([line.replace(b"Hi", b"Hi \xff")] + [line] * 50))
+    assert not asked(b"\n".join([line.replace(b"{", b'{"n": 1e400, ', 1)] + [line] * 50))

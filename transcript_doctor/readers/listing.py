@@ -17,7 +17,7 @@ from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, Screen, Turn, crosses
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.source import Container, Source
+from transcript_doctor.source import HEAD_RECORDS, Container, Source
 from transcript_doctor.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -132,7 +132,8 @@ def listings(
 
     ``cut`` screens each conversation's message objects: those it proves clean are left
     out, the others start where it says.  In a file of one conversation per line,
-    ``proof`` (with ``cut``) may prove a line clean from its bytes first (see ``Proof``).
+    ``proof`` (with ``cut``) may prove a line clean from its bytes first (see ``Proof``;
+    given only for a file ``provable`` says it pays for).
     """
     if source.container is Container.JSON:
         found = document_list(source.value, keys)
@@ -146,13 +147,7 @@ def listings(
         # One key (the usual ``messages``) is looked up here: this runs once per line.
         key, base = (keys[0], _pointer(keys[0])) if len(keys) == 1 else (None, "")
         records = source.records()
-        if (
-            proof is not None
-            and cut is not None
-            and key is not None
-            and _short_lines(source.data)
-            and typed_bytes(source)
-        ):
+        if proof is not None and cut is not None and key is not None:
             unproven = proof(source.data)
             if unproven is not None:
                 records = source.records(
@@ -200,13 +195,18 @@ _PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
 # and the Python per line it saves is spread over more bytes (OpenAI fine-tuning lines
 # with their ``tools``, 4.3 KB a line: the same time either way).
 _LONG_LINE = 2048
+# A file of fewer lines was parsed for detection already, or nearly (``Source.head``).
+_FEW_LINES = 2 * HEAD_RECORDS
 
 
-def _short_lines(data: bytes) -> bool:
-    """Whether the lines of the file's first piece average at most ``_LONG_LINE`` bytes
-    (counting every newline of a large file costs a quarter of a nanosecond a byte)."""
+def provable(source: Source) -> bool:
+    """Whether a typed proof of a file of conversation lines (``Proof``) pays for itself
+    (judged from the lines of its first piece: counting every newline of a large file
+    costs a quarter of a nanosecond a byte) and is exact (``typed_bytes``)."""
+    data = source.data
     head = min(len(data), _PIECE)
-    return head <= _LONG_LINE * (data.count(b"\n", 0, head) + 1)
+    lines = data.count(b"\n", 0, head) + 1
+    return lines > _FEW_LINES and head <= _LONG_LINE * lines and typed_bytes(source)
 
 
 def typed_bytes(source: Source) -> bool:

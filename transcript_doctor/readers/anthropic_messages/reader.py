@@ -25,6 +25,7 @@ from transcript_doctor.readers.listing import (
     built,
     conversation_lines,
     listings,
+    provable,
     sample,
     screened,
 )
@@ -174,7 +175,7 @@ def _documents(
     conversations ``screen`` proves clean are left out."""
     cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
     proof = None
-    if screen is not None and per_line:
+    if screen is not None and per_line and provable(source):
         from transcript_doctor.readers.anthropic_messages import fast  # msgspec: loaded on first use
 
         proof = fast.proof(screen)

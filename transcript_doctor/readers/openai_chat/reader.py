@@ -21,6 +21,7 @@ from transcript_doctor.readers.listing import (
     chat_tool_calls,
     conversation_lines,
     listings,
+    provable,
     sample,
     screened,
 )
@@ -121,7 +122,7 @@ class OpenAIChatReader(Reader):
         per_line = conversation_lines(source, KEYS)
         cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
         proof = None
-        if screen is not None and per_line:
+        if screen is not None and per_line and provable(source):
             from transcript_doctor.readers.openai_chat import fast  # msgspec: loaded on first use
 
             proof = fast.proof(screen)
