@@ -17,7 +17,7 @@ from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, Screen, Turn, crosses
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.source import HEAD_RECORDS, Container, Source
+from transcript_doctor.source import HEAD_RECORDS, Container, Line, Source
 from transcript_doctor.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -148,11 +148,9 @@ def listings(
         key, base = (keys[0], _pointer(keys[0])) if len(keys) == 1 else (None, "")
         records = source.records()
         if proof is not None and cut is not None and key is not None:
-            unproven = proof(source.data)
-            if unproven is not None:
-                records = source.records(
-                    [line for line in source.lines if line.number in unproven] if unproven else []
-                )
+            segments = source.data.split(b"\n")
+            unproven = proof(segments)
+            records = source.records(_lines_at(segments, unproven) if unproven else [])
         for line, record in records:
             if not isinstance(record, dict):
                 continue
@@ -183,12 +181,14 @@ def listings(
         yield Listing(whole(start), start=start, before=before, whole=whole if start else None)
 
 
-# A typed proof of a file of conversation lines, from its bytes: the numbers of the lines
-# (1-based, every segment between newlines counted, as ``Line.number``) it leaves to the
-# full read, which parses, screens and builds them as without a proof; None: all of them.
-# Every other line decodes (so orjson parses it to an object, given ``typed_bytes``) and
-# the screen proves the conversation of its list under the listing's one key clean.
-Proof = Callable[[bytes], "set[int] | None"]
+# A typed proof of a file of conversation lines, from its segments between newlines: the
+# numbers of the lines (1-based, every segment counted, as ``Line.number``) it leaves to
+# the full read, which parses, screens and builds them as without a proof (a blank
+# segment is no line: it is never left).  Every other line decodes (so orjson parses it to
+# an object, given ``typed_bytes``) and the screen proves the conversation of its list
+# under the listing's one key clean.
+Proof = Callable[[list[bytes]], set[int]]
+_BLANK = frozenset(b" \t\r\f\v")  # the bytes a blank line is made of, besides newlines
 _PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
 # Above this many bytes a line on average, a proof costs what it saves: its checks of the
 # whole file (``typed_bytes``, ~1.3 ns a byte) cost what parsing the fields it skips does,
@@ -207,6 +207,26 @@ def provable(source: Source) -> bool:
     head = min(len(data), _PIECE)
     lines = data.count(b"\n", 0, head) + 1
     return lines > _FEW_LINES and head <= _LONG_LINE * lines and typed_bytes(source)
+
+
+def _lines_at(segments: list[bytes], numbers: set[int]) -> list[Line]:
+    """The lines ``Source.lines`` has of these segment numbers, without splitting the file
+    into lines again (a proof leaves few): as ``source._split_lines`` makes them, a line is
+    a segment that is not blank, its index counts the lines before it, and its end leaves
+    out a carriage return before the newline."""
+    found: list[Line] = []
+    last = max(numbers)
+    position = index = 0
+    for number, raw in enumerate(segments, 1):
+        size = len(raw)
+        if size and (raw[0] not in _BLANK or raw.strip()):
+            if number in numbers:
+                found.append(Line(index, number, position, position + size - (raw[-1] == 0x0D)))
+            index += 1
+        if number == last:
+            break
+        position += size + 1
+    return found
 
 
 def typed_bytes(source: Source) -> bool:

@@ -38,13 +38,13 @@ _DECODER = msgspec.json.Decoder(_Line)
 
 
 def proof(screen: Screen) -> Proof:
-    def prove(data: bytes) -> set[int]:
+    def prove(segments: list[bytes]) -> set[int]:
         decode, clean = _DECODER.decode, screen.clean
         unproven: set[int] = set()
         texts: list[str] = []  # the replies of the conversations of string contents
         owners: list[int] = []  # the line number of each
         finals: set[int] = set()  # the replies that end their conversation
-        for number, raw in enumerate(data.split(b"\n"), 1):
+        for number, raw in enumerate(segments, 1):
             try:
                 messages = decode(raw).messages
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
