@@ -114,13 +114,28 @@ _VALUES = st.one_of(
     )
 )
 def test_a_plain_message_is_what_the_full_tests_take(item: dict[str, object]) -> None:
-    """Detection's shortcut (``_plain_message``) only ever says what ``_is_message`` and
-    ``_anthropic_only`` would: a message of this API and of no other."""
-    from transcript_doctor.readers.openai_chat.reader import _anthropic_only, _is_message, _plain_message
+    """Detection's shortcut for the usual message (``_api_messages``) says what
+    ``_is_message``, ``_anthropic_only`` and ``_openai_only`` would: a message of this API
+    and of no other, and whether it holds something only this API has."""
+    from transcript_doctor.readers.openai_chat.reader import (
+        _anthropic_only,
+        _api_messages,
+        _is_message,
+        _openai_only,
+    )
 
-    if _plain_message(item):
-        assert _is_message(item)
-        assert not _anthropic_only(item)
+    def asked(items: list[object]) -> object:
+        try:
+            return _api_messages(items)
+        except TypeError as exc:  # an unhashable role: as the full tests raise it
+            return str(exc)
+
+    try:
+        expected: object = _openai_only(item) if _is_message(item) and not _anthropic_only(item) else None
+    except TypeError as exc:
+        expected = str(exc)
+    assert asked([item]) == expected
+    assert asked([item, item]) == expected
 
 
 def test_conversation_lines_answers_as_sample_does() -> None:

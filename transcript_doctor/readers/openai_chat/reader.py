@@ -50,19 +50,31 @@ def _is_message(item: Any) -> bool:
     return False
 
 
-def _plain_message(item: Any) -> bool:
-    """A message ``_is_message`` takes and ``_anthropic_only`` does not, told without
-    their calls for the usual message (a string or null ``content``, no Cline/Roo key):
-    detection asks it of every message of a document.  False: ask them."""
-    if item.__class__ is not dict:
-        return False
-    role = item.get("role")
-    if role.__class__ is not str or role not in ROLES:
-        return False
-    content = item.get("content", _MISSING)
-    if content is not None and content.__class__ is not str:
-        return False  # a list (its blocks are asked), no content, or another value
-    return "ts" not in item and "modelInfo" not in item and "metrics" not in item
+def _api_messages(items: list[Any]) -> bool | None:
+    """Whether every item is a message of this API and of no other (``_is_message``, not
+    ``_anthropic_only``; None when one is not), and one holds something only this API has
+    (``_openai_only``).  The usual message (a string or null ``content``, no Cline/Roo key)
+    is told without their calls: detection asks it of every message of a document."""
+    openai = False
+    for item in items:
+        if item.__class__ is dict:
+            role = item.get("role")
+            content = item.get("content", _MISSING)
+            if (
+                role.__class__ is str
+                and role in ROLES
+                and (content is None or content.__class__ is str)
+                and "ts" not in item
+                and "modelInfo" not in item
+                and "metrics" not in item
+            ):
+                openai = openai or _openai_only(item)
+                continue
+        # a list (its blocks are asked), no content, or another value
+        if not _is_message(item) or _anthropic_only(item):
+            return None
+        openai = openai or _openai_only(item)
+    return openai
 
 
 _MISSING = object()
@@ -103,11 +115,9 @@ class OpenAIChatReader(Reader):
         items, per_line = sample(source, KEYS)
         if not items:
             return None
-        openai = False
-        for item in items:  # one pass: a document's every message is asked
-            if not _plain_message(item) and (not _is_message(item) or _anthropic_only(item)):
-                return None
-            openai = openai or _openai_only(item)
+        openai = _api_messages(items)
+        if openai is None:
+            return None
         shape = (
             "fine-tuning JSONL, one conversation per line" if per_line else "Chat Completions message list"
         )
