@@ -16,12 +16,12 @@ a ``content`` that is neither a string, a list of objects nor null), one without
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
 
-from transcript_doctor.analysis.screen import Screen
-from transcript_doctor.readers.anthropic_messages.reader import _plain_turns
+from transcript_doctor.analysis.screen import Screen, Turn
 from transcript_doctor.readers.listing import Proof
 
 
@@ -37,7 +37,9 @@ class _Line(msgspec.Struct):
 _DECODER = msgspec.json.Decoder(_Line)
 
 
-def proof(screen: Screen) -> Proof:
+def proof(screen: Screen, plain_turns: Callable[[list[Any]], Iterator[Turn | None]]) -> Proof:
+    """The proof, asking ``screen``; ``plain_turns`` is the reader's ``_plain_turns``."""
+
     def prove(segments: list[bytes]) -> set[int]:
         decode, clean = _DECODER.decode, screen.clean
         unproven: set[int] = set()
@@ -62,9 +64,7 @@ def proof(screen: Screen) -> Proof:
                     content = message.content
                     if content.__class__ is not str:
                         del texts[first:]
-                        if not clean(
-                            _plain_turns([{"role": m.role, "content": m.content} for m in messages])
-                        ):
+                        if not clean(plain_turns([{"role": m.role, "content": m.content} for m in messages])):
                             unproven.add(number)
                         break
                     if role == "assistant":

@@ -178,7 +178,7 @@ def _documents(
     if screen is not None and per_line and provable(source):
         from transcript_doctor.readers.anthropic_messages import fast  # msgspec: loaded on first use
 
-        proof = fast.proof(screen)
+        proof = fast.proof(screen, _plain_turns)
     for listing in listings(source, KEYS, per_line, cut, proof):
         holder = listing.holder
         if holder is None:

@@ -16,17 +16,18 @@ decode (torn, not an object, a message that is not an object or holds another ke
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
 
-from transcript_doctor.analysis.screen import Screen
+from transcript_doctor.analysis.screen import Screen, Turn
 from transcript_doctor.readers.listing import Proof
-from transcript_doctor.readers.openai_chat.reader import PLAIN_KEYS, _plain_turns
 
 
 class _Message(msgspec.Struct, forbid_unknown_fields=True):
-    """A message of ``PLAIN_KEYS`` only; a missing key reads as None, as ``dict.get`` does."""
+    """A message of ``reader.PLAIN_KEYS`` only (a test holds them equal); a missing key
+    reads as None, as ``dict.get`` does."""
 
     role: Any = None
     content: Any = None
@@ -34,9 +35,6 @@ class _Message(msgspec.Struct, forbid_unknown_fields=True):
     weight: Any = None
     tool_calls: Any = None
     tool_call_id: Any = None
-
-
-assert frozenset(_Message.__struct_fields__) == PLAIN_KEYS
 
 
 class _Line(msgspec.Struct):
@@ -47,7 +45,9 @@ _DECODER = msgspec.json.Decoder(_Line)
 _PROMPTS = frozenset({"user", "system", "developer"})
 
 
-def proof(screen: Screen) -> Proof:
+def proof(screen: Screen, plain_turns: Callable[[list[Any]], Iterator[Turn | None]]) -> Proof:
+    """The proof, asking ``screen``; ``plain_turns`` is the reader's ``_plain_turns``."""
+
     def prove(segments: list[bytes]) -> set[int]:
         decode, clean = _DECODER.decode, screen.clean
         unproven: set[int] = set()
@@ -76,7 +76,7 @@ def proof(screen: Screen) -> Proof:
                 else:
                     # calls, results, or what the screen does not cover: as the full read asks
                     del texts[first:]
-                    if not clean(_plain_turns([_fields(m) for m in messages])):
+                    if not clean(plain_turns([_fields(m) for m in messages])):
                         unproven.add(number)
                     break
             else:

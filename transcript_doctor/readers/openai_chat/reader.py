@@ -135,7 +135,7 @@ class OpenAIChatReader(Reader):
         if screen is not None and per_line and provable(source):
             from transcript_doctor.readers.openai_chat import fast  # msgspec: loaded on first use
 
-            proof = fast.proof(screen)
+            proof = fast.proof(screen, _plain_turns)
         return [built(found, self._conversation) for found in listings(source, KEYS, per_line, cut, proof)]
 
     def _conversation(self, listing: Listing) -> Conversation:
