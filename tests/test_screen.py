@@ -768,8 +768,8 @@ SAID = (
 
 
 def test_doubted_replies_answer_as_clean_does() -> None:
-    """``doubted_replies`` of many shapes of prompts and replies, asked at once, doubts
-    exactly the shapes ``clean`` does not prove clean."""
+    """``doubted_replies`` of many conversations of prompts and replies (every shape of up
+    to three turns), asked at once, doubts exactly those ``clean`` does not prove clean."""
     import itertools
 
     screen = Screen(_catalog())
