@@ -10,7 +10,16 @@ import orjson
 import pytest
 
 from transcript_doctor import jsonspan, readers
-from transcript_doctor.source import BOM, HEAD_RECORDS, Container, Line, NotJson, sniff
+from transcript_doctor.source import (
+    BOM,
+    HEAD_RECORDS,
+    UTF8_PIECE,
+    Container,
+    Line,
+    NotJson,
+    sniff,
+    valid_utf8,
+)
 
 
 def test_jsonl_lines_keep_exact_spans_with_crlf_and_blank_lines() -> None:
@@ -298,3 +307,29 @@ def test_a_torn_final_line_is_diagnosed_without_splitting_the_file() -> None:
     source.record(Line(1000, 1001, start, start + len(b'{"t":"cut')))
     assert source._lines is None
     assert [(e.line, e.repair) for e in source.errors] == [(1001, "drop")]
+
+
+@pytest.mark.parametrize("ascii_first", [True, False])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b'{"a":"plain"}\n',
+        '{"a":"é😀"}\n'.encode(),
+        b'{"a":"\xff"}\n',  # not UTF-8
+        b'{"a":"\xed\xa0\x80"}\n',  # an encoded surrogate: not UTF-8
+        # A character cut by the piece boundary (a line longer than a piece), then one after it.
+        b'{"a":"' + b"x" * (UTF8_PIECE - 7) + "😀".encode() + b'"}\n{"b":"\xc3"}\n',
+        b"x" * (UTF8_PIECE + 5) + b"\n" + "é".encode() * 3,
+    ],
+)
+def test_valid_utf8_is_what_decoding_the_whole_text_says(data: bytes, ascii_first: bool) -> None:
+    """The typed fast paths check UTF-8 a piece of whole lines at a time; the answer is
+    the whole text's."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        whole = False
+    else:
+        whole = True
+    assert valid_utf8(data, ascii_first) is whole

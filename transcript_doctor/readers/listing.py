@@ -17,7 +17,7 @@ from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, Screen, Turn, crosses
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
-from transcript_doctor.source import HEAD_RECORDS, Container, Line, Source
+from transcript_doctor.source import HEAD_RECORDS, Container, Line, Source, valid_utf8
 from transcript_doctor.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ def listings(
 # under the listing's one key clean.
 Proof = Callable[[list[bytes]], set[int]]
 _BLANK = frozenset(b" \t\r\f\v")  # the bytes a blank line is made of, besides newlines
-_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
+_JUDGED = 1 << 16  # the first bytes whose lines ``provable`` judges the file by
 # Above this many bytes a line on average, a proof costs what it saves: its checks of the
 # whole file (``typed_bytes``, ~1.3 ns a byte) cost what parsing the fields it skips does,
 # and the Python per line it saves is spread over more bytes (OpenAI fine-tuning lines
@@ -204,7 +204,7 @@ def provable(source: Source) -> bool:
     (judged from the lines of its first piece: counting every newline of a large file
     costs a quarter of a nanosecond a byte) and is exact (``typed_bytes``)."""
     data = source.data
-    head = min(len(data), _PIECE)
+    head = min(len(data), _JUDGED)
     lines = data.count(b"\n", 0, head) + 1
     return lines > _FEW_LINES and head <= _LONG_LINE * lines and typed_bytes(source)
 
@@ -237,18 +237,8 @@ def typed_bytes(source: Source) -> bool:
     data = source.data
     if source.bom:
         return False
-    if not data.isascii():
-        # In pieces of whole lines (a newline ends every sequence): one decode of it all
-        # would hold the file widened to its widest character.
-        view, find, start, size = memoryview(data), data.find, 0, len(data)
-        try:
-            while start < size:
-                end = find(b"\n", start + _PIECE)
-                end = size if end < 0 else end
-                str(view[start:end], "utf-8")
-                start = end + 1
-        except UnicodeDecodeError:
-            return False
+    if not valid_utf8(data):
+        return False
     return not may_overflow(data)
 
 

@@ -13,10 +13,9 @@ from typing import TypeVar
 
 import msgspec
 
-from transcript_doctor.source import BOM, Source
+from transcript_doctor.source import BOM, UTF8_PIECE, Source, valid_utf8
 
 T = TypeVar("T")
-_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
 
 
 def decoded(data: bytes, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
@@ -35,24 +34,16 @@ def decoded(data: bytes, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
     find = data.find
     records: list[T] = []
     append = records.append
-    start, size = 0, len(data)
-    small = size <= _PIECE  # one piece: no last line tried first, ASCII checked at once
+    size = len(data)
+    small = size <= UTF8_PIECE  # one piece: no last line tried first, ASCII checked at once
     try:
         last = 0 if small else size
         while last and data[last - 1] == 0x0A:
             last -= 1
         if last:
             decode(view[data.rfind(b"\n", 0, last) + 1 : last])
-        # The file is UTF-8 exactly when each piece is (a newline ends every sequence).
-        # Pieces, not the whole: one decode of it all widens every character to the widest
-        # (an emoji: four bytes each) and costs twice as much.
-        if small and data.isascii():
-            start = size
-        while start < size:
-            end = find(b"\n", start + _PIECE)
-            end = size if end < 0 else end
-            str(view[start:end], "utf-8")
-            start = end + 1
+        if not valid_utf8(data, ascii_first=small):
+            return None
         # An empty segment is an empty line: no record, as in the full read; a line of
         # blanks does not decode.
         start = 0
@@ -62,7 +53,7 @@ def decoded(data: bytes, decoder: msgspec.json.Decoder[T]) -> list[T] | None:
             if end > start:
                 append(decode(view[start:end]))
             start = end + 1
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         # RecursionError: msgspec's depth limit, a record the full read diagnoses (TD001).
         return None
     return records

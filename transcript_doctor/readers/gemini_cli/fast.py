@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 
-from transcript_doctor.source import BOM, Line
+from transcript_doctor.source import BOM, Line, valid_utf8
 
 ABSENT = msgspec.Raw(b"")  # a raw field the line does not hold
 UNSET = msgspec.UNSET
@@ -63,7 +63,6 @@ _DECODER = msgspec.json.Decoder(_Record)
 _ITEMS = msgspec.json.Decoder(list[_Item])
 value = msgspec.json.decode  # a raw field's value (``$set``, ``messages``): ids are all it is read for
 Refused = (msgspec.DecodeError, msgspec.ValidationError)  # ``value`` refuses 1e400, JSON.parse reads it
-_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
 
 
 def ids(raw: msgspec.Raw) -> list[Any] | None:
@@ -124,14 +123,7 @@ def records(data: bytes) -> Records | None:
     failed: list[int] = []
     append, mark = found.append, starts.append
     start, size = 0, len(data)
-    try:
-        if not data.isascii():
-            while start < size:
-                end = find(b"\n", start + _PIECE)
-                end = size if end < 0 else end
-                str(view[start:end], "utf-8")
-                start = end + 1
-    except UnicodeDecodeError:
+    if not valid_utf8(data):
         return None
     start = 0
     while start < size:

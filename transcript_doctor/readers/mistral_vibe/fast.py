@@ -31,7 +31,7 @@ import msgspec
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.typed_lines import decoded
-from transcript_doctor.source import BOM
+from transcript_doctor.source import BOM, valid_utf8
 
 
 class _Call(msgspec.Struct):
@@ -57,7 +57,6 @@ _WRAPPED = msgspec.json.Decoder(tuple[_Line])  # a line wrapped in brackets (``_
 # Above this size lines are decoded one at a time (``typed_lines.decoded``): ``_lines``
 # holds two copies of the text for a moment, and the peak memory must stay near the file's.
 _WRAP_LIMIT = 16 << 20
-_PIECE = 1 << 16  # bytes of whole lines checked as UTF-8 at a time
 
 
 def clean(data: bytes, screen: Screen) -> bool:
@@ -94,7 +93,7 @@ def _lines(data: bytes) -> list[_Line] | None:
     would be (one more level of nesting: msgspec's depth limit comes a level sooner, and
     such a file is read in full).  tests/test_fast_path.py compares this with
     ``typed_lines.decoded`` on damaged files."""
-    if data.startswith(BOM) or not _utf8(data):
+    if data.startswith(BOM) or not valid_utf8(data):
         return None
     wrapped = memoryview(b"[" + data.replace(b"\n", b"]\n[") + b"]")
     if data.endswith(b"\n"):
@@ -103,24 +102,6 @@ def _lines(data: bytes) -> list[_Line] | None:
         return [line for (line,) in _WRAPPED.decode_lines(wrapped)]
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-
-
-def _utf8(data: bytes) -> bool:
-    """Whether the text is UTF-8, checked a piece of whole lines at a time (one decode of
-    it all widens every character to the widest)."""
-    if data.isascii():
-        return True
-    view = memoryview(data)
-    start, size = 0, len(data)
-    try:
-        while start < size:
-            end = data.find(b"\n", start + _PIECE)
-            end = size if end < 0 else end
-            str(view[start:end], "utf-8")
-            start = end + 1
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _turns(lines: list[_Line]) -> Iterator[Turn | None]:
