@@ -126,6 +126,16 @@ def _variants(data: bytes) -> list[bytes]:
     return found
 
 
+def _replaced(lines: list[bytes], i: int, edits: tuple[tuple[bytes, bytes], ...]) -> list[bytes]:
+    """The file once per edit whose old bytes line ``i`` holds, that line edited (once)."""
+    line = lines[i]
+    return [
+        b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]])
+        for old, new in edits
+        if old in line
+    ]
+
+
 @pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
 def test_claude_code_damage_is_found_by_both_paths(path: Path) -> None:
     """Every variant of a Claude Code session lints the same with and without the fast
@@ -145,18 +155,20 @@ def _content_damage(data: bytes) -> list[bytes]:
     lines = data.split(b"\n")
     found: list[bytes] = []
     for i, line in enumerate(lines[:80]):
-        for old, new in (
-            (b'"text":"', b'"text":"  "  ,"x":"'),
-            (b'"text":"', b'"text":"","x":"'),
-            (b'"text":"', b'"text":"[Request interrupted by user]","x":"'),
-            (b'","type":"text"', b' ","type":"text"'),
-            (b'"signature":"', b'"signature":"","x":"'),
-            (b'"tool_use_id":"', b'"tool_use_id":"other-'),
-            (b'"type":"tool_use","id":"', b'"type":"tool_use","id":"toolu_again","x":"'),
-            (b'"type":"assistant"', b'"isApiErrorMessage":true,"type":"assistant"'),
-        ):
-            if old in line:
-                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+        found += _replaced(
+            lines,
+            i,
+            (
+                (b'"text":"', b'"text":"  "  ,"x":"'),
+                (b'"text":"', b'"text":"","x":"'),
+                (b'"text":"', b'"text":"[Request interrupted by user]","x":"'),
+                (b'","type":"text"', b' ","type":"text"'),
+                (b'"signature":"', b'"signature":"","x":"'),
+                (b'"tool_use_id":"', b'"tool_use_id":"other-'),
+                (b'"type":"tool_use","id":"', b'"type":"tool_use","id":"toolu_again","x":"'),
+                (b'"type":"assistant"', b'"isApiErrorMessage":true,"type":"assistant"'),
+            ),
+        )
         if b'"uuid"' in line and i % 3 == 0:
             found.append(b"\n".join([*lines[: i + 1], line, *lines[i + 1 :]]))  # written twice
     return found
@@ -1054,29 +1066,31 @@ def _codex_variants(data: bytes, tail: bool = False) -> list[bytes]:
     for i, line in enumerate(lines if tail else lines[:60]):
         if tail and i < len(lines) - 40:
             continue
-        for old, new in (
-            (b'"type":"output_text","text":"', b'"type":"output_text","text":"","x":"'),
-            (b'"type":"output_text","text":"', b'"type":"output_text","text":" \\n","x":"'),
+        found += _replaced(
+            lines,
+            i,
             (
-                b'"type":"output_text","text":"',
-                b'"type":"output_text","text":"[Request interrupted by user]","x":"',
+                (b'"type":"output_text","text":"', b'"type":"output_text","text":"","x":"'),
+                (b'"type":"output_text","text":"', b'"type":"output_text","text":" \\n","x":"'),
+                (
+                    b'"type":"output_text","text":"',
+                    b'"type":"output_text","text":"[Request interrupted by user]","x":"',
+                ),
+                (b'","type":"output_text"', b' ","type":"output_text"'),
+                (b'"type":"input_text","text":"', b'"type":"input_text","text":"<environment_context>'),
+                (b'"role":"user"', b'"role":"assistant"'),
+                (b'"role":"developer"', b'"role":"user"'),
+                (
+                    b'"type":"function_call_output","call_id":"',
+                    b'"type":"function_call_output","call_id":"other-',
+                ),
+                (b'"type":"function_call","name":"', b'"type":"function_call","call_id":"again","x":"'),
+                (b'"type":"token_count"', b'"type":"thread_rolled_back","num_turns":1'),
+                (b'"replacement_history":', b'"message":"summary","x":'),
+                (b'"type":"reasoning"', b'"type":"local_shell_call"'),
+                (b'"timestamp":"', b'"timestamp":"2026-01-01T00:00:00.000Z","n":[1.5E+400],"t":"'),
             ),
-            (b'","type":"output_text"', b' ","type":"output_text"'),
-            (b'"type":"input_text","text":"', b'"type":"input_text","text":"<environment_context>'),
-            (b'"role":"user"', b'"role":"assistant"'),
-            (b'"role":"developer"', b'"role":"user"'),
-            (
-                b'"type":"function_call_output","call_id":"',
-                b'"type":"function_call_output","call_id":"other-',
-            ),
-            (b'"type":"function_call","name":"', b'"type":"function_call","call_id":"again","x":"'),
-            (b'"type":"token_count"', b'"type":"thread_rolled_back","num_turns":1'),
-            (b'"replacement_history":', b'"message":"summary","x":'),
-            (b'"type":"reasoning"', b'"type":"local_shell_call"'),
-            (b'"timestamp":"', b'"timestamp":"2026-01-01T00:00:00.000Z","n":[1.5E+400],"t":"'),
-        ):
-            if old in line:
-                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+        )
         if b'"role":"user"' in line:
             found.append(b"\n".join([*lines[: i + 1], line, *lines[i + 1 :]]))  # a prompt line twice
     return found
@@ -1232,23 +1246,25 @@ def _copilot_variants(data: bytes, tail: bool = False) -> list[bytes]:
     for i, line in enumerate(lines if tail else lines[:40]):
         if tail and i < len(lines) - 25:
             continue  # ``tail``: the last lines only
-        for old, new in (
-            (b'"model":"fake-model","content":"', b'"model":"fake-model","content":"","x":"'),
-            (b'"model":"fake-model","content":"', b'"model":"fake-model","content":" \\n","x":"'),
+        found += _replaced(
+            lines,
+            i,
             (
-                b'"model":"fake-model","content":"',
-                b'"model":"fake-model","content":"[Request interrupted by user]","x":"',
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":"","x":"'),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":" \\n","x":"'),
+                (
+                    b'"model":"fake-model","content":"',
+                    b'"model":"fake-model","content":"[Request interrupted by user]","x":"',
+                ),
+                (b'"toolCallId":"', b'"toolCallId":"other-'),
+                (b'"toolCallId":"', b'"toolCallId":null,"x":"'),
+                (b'"toolRequests":[', b'"toolRequests":[1,'),
+                (b'"delivery":"', b'"delivery":"queued","x":"'),
+                (b'"type":"assistant.message",', b'"agentId":"sub","type":"assistant.message",'),
+                (b'"type":"tool.execution_complete",', b'"agentId":"sub","type":"tool.execution_complete",'),
+                (b'"parentId":', b'"extra":1,"parentId":'),
             ),
-            (b'"toolCallId":"', b'"toolCallId":"other-'),
-            (b'"toolCallId":"', b'"toolCallId":null,"x":"'),
-            (b'"toolRequests":[', b'"toolRequests":[1,'),
-            (b'"delivery":"', b'"delivery":"queued","x":"'),
-            (b'"type":"assistant.message",', b'"agentId":"sub","type":"assistant.message",'),
-            (b'"type":"tool.execution_complete",', b'"agentId":"sub","type":"tool.execution_complete",'),
-            (b'"parentId":', b'"extra":1,"parentId":'),
-        ):
-            if old in line:
-                found.append(b"\n".join([*lines[:i], line.replace(old, new, 1), *lines[i + 1 :]]))
+        )
         if b'"type":"user.message"' in line:
             found.append(b"\n".join([*lines[: i + 1], line, *lines[i + 1 :]]))  # the same event twice
             late = line.replace(b'"delivery":"', b'"delivery":"queued","x":"', 1)
