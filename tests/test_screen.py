@@ -794,3 +794,33 @@ def test_doubted_replies_answer_as_clean_does() -> None:
         ]
         assert screen.clean(turns) is (number not in doubted), shape
     assert 0 < len(doubted) < len(shapes)
+
+
+def test_a_partial_suffix_answered_by_a_prompt_is_proven_clean() -> None:
+    """TD101 asks for a partial suffix only where it ends the history: a reply that ends
+    with one and is answered by the user's next prompt (Cline keeps ``[Response interrupted
+    by API Error]`` in its history) is proven clean, not built; the same reply at the end
+    is doubted, and found."""
+    loaded = _catalog()
+    reply = "Let me look [Response interrupted by user]"
+    assert loaded.partial_suffix(reply) is not None
+    screen = Screen(loaded)
+    answered = [(OTHER, None, (0,)), (ASSISTANT, reply, ()), (OTHER, None, (2,))]
+    assert screen.clean(answered)
+    assert not screen.clean(answered[:2])
+    assert screen.doubted_replies([reply, reply], {1}) == [1]
+
+    def history(*texts: str) -> bytes:
+        items = [
+            {"role": ("user", "assistant")[i % 2], "content": [{"type": "text", "text": text}], "ts": i}
+            for i, text in enumerate(texts)
+        ]
+        return json.dumps(items).encode()
+
+    reader = readers.by_name("anthropic-messages")
+    assert reader is not None
+    clean = history("look at it", reply, "go on")
+    assert reader.read_screened(sniff("api_conversation_history.json", clean), Screen(loaded)) == []
+    assert both("api_conversation_history.json", clean) == []
+    ended = history("look at it", reply)
+    assert [f["rule"] for f in both("api_conversation_history.json", ended)] == ["TD101"]

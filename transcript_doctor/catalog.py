@@ -114,25 +114,33 @@ class Catalog:
         suffixes = tuple(m.text for m in self.markers if m.kind == PARTIAL_SUFFIX and m.text)
         return distinctive, whole, exact, suffixes
 
-    def flags_model_text(self, text: str, stripped: str, calls: bool) -> bool:
+    def flags_model_text(self, text: str, stripped: str, calls: bool, final: bool = True) -> bool:
         """Whether a reply the vendor did not mark as harness-written holds a distinctive
-        marker or, in a turn that calls no tool, is a whole marker or ends with a partial
-        one: ``distinctive_in(text)``, then ``whole_match(stripped, False)`` and
-        ``partial_suffix(text)``, answered as one boolean with one search each (the
-        screen asks it of every reply that mentions a marker)."""
+        marker or, in a turn that calls no tool, is a whole marker or (``final``: the
+        history's last turn) ends with a partial one: ``distinctive_in(text)``, then
+        ``whole_match(stripped, False)`` and ``partial_suffix(text)``, answered as one
+        boolean with one search each (the screen asks it of every reply that mentions a
+        marker).  A partial suffix is TD101's only where it ends the history: a reply that
+        ends with one and is answered (Cline's ``[Response interrupted by API Error]``,
+        then the user's next prompt) is flagged by no rule."""
         checks = self._model_checks
         if checks is None:
             if self.distinctive_in(text) is not None:
                 return True
             return not calls and (
-                self.whole_match(stripped, False) is not None or self.partial_suffix(text) is not None
+                self.whole_match(stripped, False) is not None
+                or (final and self.partial_suffix(text) is not None)
             )
         distinctive, whole, exact, suffixes = checks
         if distinctive.search(text) is not None:
             return True
         if calls:
             return False
-        return stripped in exact or whole.fullmatch(stripped) is not None or text.rstrip().endswith(suffixes)
+        return (
+            stripped in exact
+            or whole.fullmatch(stripped) is not None
+            or (final and text.rstrip().endswith(suffixes))
+        )
 
     def _may_occur(self, text: str) -> bool:
         """False when no marker that can flag model text occurs in ``text``: one search

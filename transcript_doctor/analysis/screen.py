@@ -63,14 +63,15 @@ class Screen:
         self.before: frozenset[Hashable] = frozenset()  # the call ids of the turns before it
 
     def _flagged(self, text: str, stripped: str, calls: bool) -> bool:
-        """What TD101/TD201/TD202/TD203 would flag in an assistant text, asked the way
-        they ask it, after one search that rules out nearly every text."""
+        """What TD201/TD202/TD203 would flag in an assistant text, asked the way they ask
+        it, after one search that rules out nearly every text.  (TD101's partial suffix
+        is asked of the final turn only, once the turns are read: ``clean``.)"""
         search = self._search
         if search(text) is None and (stripped is text or search(stripped) is None):
             return False
         # (a turn that calls a tool is model output whatever its text says: no whole or
         # partial marker is asked of it)
-        return self._catalog.flags_model_text(text, stripped, calls)
+        return self._catalog.flags_model_text(text, stripped, calls, final=False)
 
     def doubted_replies(self, texts: list[str], finals: set[int]) -> list[int]:
         """``clean`` of many conversations whose replayed turns are prompts and assistant
@@ -91,7 +92,7 @@ class Screen:
                 # ``_flagged``, its first search inline: it rules out nearly every text
                 or (
                     (search(text) is not None or (stripped is not text and search(stripped) is not None))
-                    and flags(text, stripped, False)
+                    and flags(text, stripped, False, index in finals)
                 )
                 or (text[-1].isspace() and index in finals)  # TD102, or a partial turn
             ):
@@ -151,7 +152,9 @@ class Screen:
         else:
             # pending calls (an info finding), or a final turn that may be a partial
             doubt = bool(waiting or armed) or (
-                last == ASSISTANT and last_text is not None and last_text[-1].isspace()
+                last == ASSISTANT
+                and last_text is not None
+                and (last_text[-1].isspace() or self._catalog.partial_suffix(last_text) is not None)
             )
         if doubt and cut:
             index = cut[0]
