@@ -792,22 +792,26 @@ def test_doubted_replies_answer_as_clean_does() -> None:
             (ASSISTANT, text, ()) if kind == "reply" else (OTHER, None, (i,))
             for i, (kind, text) in enumerate(shape)
         ]
-        assert screen.clean(turns) is (number not in doubted), shape
+        assert screen.clean(turns, exact_end=True) is (number not in doubted), shape
     assert 0 < len(doubted) < len(shapes)
 
 
 def test_a_partial_suffix_answered_by_a_prompt_is_proven_clean() -> None:
     """TD101 asks for a partial suffix only where it ends the history: a reply that ends
     with one and is answered by the user's next prompt (Cline keeps ``[Response interrupted
-    by API Error]`` in its history) is proven clean, not built; the same reply at the end
-    is doubted, and found."""
+    by API Error]`` in its history) is proven clean where the turns end as the history does
+    (``exact_end``), not built; the same reply at the end is doubted, and found."""
     loaded = _catalog()
     reply = "Let me look [Response interrupted by user]"
     assert loaded.partial_suffix(reply) is not None
     screen = Screen(loaded)
     answered = [(OTHER, None, (0,)), (ASSISTANT, reply, ()), (OTHER, None, (2,))]
-    assert screen.clean(answered)
-    assert not screen.clean(answered[:2])
+    assert screen.clean(answered, exact_end=True)
+    assert not screen.clean(answered[:2], exact_end=True)
+    # Without ``exact_end`` the last turn may be a prompt appended for the screen
+    # (``gemini_content.closing``): every reply is asked, as TD101 asks the final one.
+    assert not screen.clean(answered)
+    assert not screen.clean([*answered[:2], (OTHER, None, ())])
     assert screen.doubted_replies([reply, reply], {1}) == [1]
 
     def history(*texts: str) -> bytes:
@@ -824,3 +828,19 @@ def test_a_partial_suffix_answered_by_a_prompt_is_proven_clean() -> None:
     assert both("api_conversation_history.json", clean) == []
     ended = history("look at it", reply)
     assert [f["rule"] for f in both("api_conversation_history.json", ended)] == ["TD101"]
+
+
+def test_an_opencode_export_ending_in_whitespace_is_proven_clean() -> None:
+    """OpenCode sends the next prompt after the final text (no prefill: no TD102), so an
+    export whose final reply ends with whitespace is proven clean, not built; one whose
+    final reply ends with a partial suffix is still doubted."""
+    from transcript_doctor.readers.opencode import screening
+
+    def export(reply: str) -> list[dict[str, object]]:
+        user = {"info": {"role": "user"}, "parts": [{"type": "text", "text": "go"}]}
+        parts = [{"type": "step-start"}, {"type": "text", "text": reply}]
+        return [user, {"info": {"role": "assistant"}, "parts": parts}]
+
+    screen = Screen(_catalog())
+    assert screen.clean(screening.turns(export("a long reply that stops ")))
+    assert not screen.clean(screening.turns(export("Let me look [Response interrupted by user]")))

@@ -62,16 +62,16 @@ class Screen:
         self.cut = 0  # after a doubt: the message a conversation may be built from
         self.before: frozenset[Hashable] = frozenset()  # the call ids of the turns before it
 
-    def _flagged(self, text: str, stripped: str, calls: bool) -> bool:
-        """What TD201/TD202/TD203 would flag in an assistant text, asked the way they ask
-        it, after one search that rules out nearly every text.  (TD101's partial suffix
-        is asked of the final turn only, once the turns are read: ``clean``.)"""
+    def _flagged(self, text: str, stripped: str, calls: bool, final: bool = True) -> bool:
+        """What TD101/TD201/TD202/TD203 would flag in an assistant text, asked the way
+        they ask it, after one search that rules out nearly every text (``final``: asked
+        for TD101's partial suffix too)."""
         search = self._search
         if search(text) is None and (stripped is text or search(stripped) is None):
             return False
         # (a turn that calls a tool is model output whatever its text says: no whole or
         # partial marker is asked of it)
-        return self._catalog.flags_model_text(text, stripped, calls, final=False)
+        return self._catalog.flags_model_text(text, stripped, calls, final)
 
     def doubted_replies(self, texts: list[str], finals: set[int]) -> list[int]:
         """``clean`` of many conversations whose replayed turns are prompts and assistant
@@ -82,7 +82,9 @@ class Screen:
         fine-tuning files hold thousands of such conversations.
 
         Such turns leave only TD101/TD102/TD103/TD201-TD203 to ask (nothing is called);
-        a doubted conversation is built whole (``cut`` is not set)."""
+        a doubted conversation is built whole (``cut`` is not set).  The replies are the
+        conversations' own, with no prompt appended: asked as ``clean(turns,
+        exact_end=True)`` asks them."""
         search, flags = self._search, self._catalog.flags_model_text
         doubted: list[int] = []
         for index, text in enumerate(texts):
@@ -99,9 +101,14 @@ class Screen:
                 doubted.append(index)
         return doubted
 
-    def clean(self, turns: Iterable[Turn | None] | None) -> bool:
+    def clean(self, turns: Iterable[Turn | None] | None, exact_end: bool = False) -> bool:
         """True when no rule can find anything in these turns (False at the first doubt:
         a reader streaming its turns stops reading there; None: not plain at all).
+
+        ``exact_end``: the turns end where the history does (no prompt appended for the
+        screen, as ``gemini_content.closing`` appends one), so TD101's partial suffix is
+        asked of the final reply alone, as TD101 asks it; otherwise of every reply (a
+        reply followed by an appended prompt may still be the history's last).
 
         After a doubt, ``cut`` is the message a conversation may be built from (0: all of
         it) and ``before`` the call ids of the turns before it."""
@@ -109,6 +116,7 @@ class Screen:
         if turns is None:
             return False
         flagged = self._flagged
+        every = not exact_end  # a partial suffix asked of every reply
         called: set[Hashable] = set()  # every call id so far
         order: list[Hashable] = []  # the same, in order
         cut: tuple[Hashable, ...] = ()  # the ids of the last prompt a build may start from
@@ -147,14 +155,17 @@ class Screen:
                     break  # no content at all
                 continue
             stripped = text.strip()
-            if (stripped and flagged(text, stripped, bool(ids))) or not (stripped or ids):
+            if (stripped and flagged(text, stripped, bool(ids), every)) or not (stripped or ids):
                 break
         else:
             # pending calls (an info finding), or a final turn that may be a partial
             doubt = bool(waiting or armed) or (
                 last == ASSISTANT
                 and last_text is not None
-                and (last_text[-1].isspace() or self._catalog.partial_suffix(last_text) is not None)
+                and (
+                    last_text[-1].isspace()
+                    or (exact_end and self._catalog.partial_suffix(last_text) is not None)
+                )
             )
         if doubt and cut:
             index = cut[0]

@@ -62,9 +62,12 @@ Cut = Callable[[list[Any]], tuple[int, frozenset[Hashable]] | None]
 WHOLE: tuple[int, frozenset[Hashable]] = (0, frozenset())  # build every element
 
 
-def screened(screen: Screen, turns: Iterable[Turn | None] | None) -> tuple[int, frozenset[Hashable]] | None:
-    """What a screen makes of a conversation's turns, as a :data:`Cut` says it."""
-    return None if screen.clean(turns) else (screen.cut, screen.before)
+def screened(
+    screen: Screen, turns: Iterable[Turn | None] | None, exact_end: bool = False
+) -> tuple[int, frozenset[Hashable]] | None:
+    """What a screen makes of a conversation's turns, as a :data:`Cut` says it
+    (``exact_end``: see ``Screen.clean``)."""
+    return None if screen.clean(turns, exact_end) else (screen.cut, screen.before)
 
 
 def built(listing: Listing, make: Callable[[Listing], Conversation]) -> Conversation:

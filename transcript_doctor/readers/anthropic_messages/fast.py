@@ -64,7 +64,8 @@ def proof(screen: Screen, plain_turns: Callable[[list[Any]], Iterator[Turn | Non
                     content = message.content
                     if content.__class__ is not str:
                         del texts[first:]
-                        if not clean(plain_turns([{"role": m.role, "content": m.content} for m in messages])):
+                        turns = plain_turns([{"role": m.role, "content": m.content} for m in messages])
+                        if not clean(turns, exact_end=True):
                             unproven.add(number)
                         break
                     if role == "assistant":

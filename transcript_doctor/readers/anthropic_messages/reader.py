@@ -173,7 +173,8 @@ def _documents(
     """Each conversation's elements with its top-level ``system`` (None if absent) and where
     that sits (a document's, or each line's in Bedrock-style fine-tuning JSONL);
     conversations ``screen`` proves clean are left out."""
-    cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
+    # The turns end where the list does: a partial suffix is asked of the final reply only.
+    cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items), exact_end=True))
     proof = None
     if screen is not None and per_line and provable(source):
         from transcript_doctor.readers.anthropic_messages import fast  # msgspec: loaded on first use

@@ -41,6 +41,11 @@ def turns(messages: list[Any]) -> list[Turn | None] | None:
                 return None
         else:
             out.append((NOTICE, UNKNOWN, ()))
+    if out and out[-1] is not None and out[-1][0] != NOTICE:
+        # OpenCode sends the next prompt after the final text (``DIALECT``: no prefill, no
+        # TD102): the screen is shown it, as ``gemini_content.closing`` shows it, unless
+        # notices end the turns (after them a prompt would disarm TD101).
+        out.append((OTHER, None, ()))
     return out
 
 
