@@ -110,6 +110,9 @@ COMMON = [
     ["lint", "--show-files", "--show-settings", "--write-baseline", "--scheduler", "tcp://h:1"],
     ["lint", "-o", "full", "-o", "json", "-j", "1", "-j", "0010"],
     ["lint", "--select", "", "x"],
+    ["lint", "-q", "-oconcise", "--exit-zero", "--no-progress", "-j1", "x"],
+    ["lint", "-ojson", "-j12", "-j", "2", "x"],
+    ["fix", "-j2", "--diff", "x"],
     ["fix", "--diff", "fixtures"],
     ["fix", "--in-place", "--unsafe-fixes", "-q", "a.jsonl"],
     ["fix", "--out", "fixed", "--no-backup", "--fail-on=info", "x", "y"],
@@ -133,8 +136,12 @@ TYPER_ONLY = [
     ["lint", "--reader"],
     ["lint", "--reader", "-q"],
     ["lint", "-qv"],
-    ["lint", "-ojson"],
     ["lint", "-o=json"],
+    ["lint", "-oxml"],
+    ["lint", "-j0"],
+    ["lint", "-j=1"],
+    ["lint", "-j-1"],
+    ["lint", "-qj1"],
     ["lint", "--", "-q"],
     ["lint", "--quiet=1"],
     ["lint", "--config", "pyproject.toml"],
@@ -169,7 +176,7 @@ def test_shell_completion_is_left_to_typer(monkeypatch: pytest.MonkeyPatch) -> N
 _TOKENS = [
     *sorted({*argv.OPTIONS["lint"], *argv.OPTIONS["fix"], "--config", "--help", "--report"}),
     "-", "--", "x.json", "json", "sarif", "full", "error", "never", "2", "0", "-1", "", "=",
-    "-qv", "-ojson", "--select=TD1", "--jobs=2", "--output-format=github", "--quiet=", "claude-code",
+    "-qv", "-ojson", "-oconcise", "-oxml", "-j1", "-j0", "-j=2", "-qj1", "--select=TD1", "--jobs=2", "--output-format=github", "--quiet=", "claude-code",
 ]  # fmt: skip
 
 

@@ -3,11 +3,11 @@
 Importing typer (and click) costs more than the rest of a lint of one small file, which is
 what pre-commit runs for every commit.  :func:`parse` reads the common shapes of the two
 commands' argv: known options spelt in full (``--name VALUE``, ``--name=VALUE``, the short
-``-q``, ``-v``, ``-j N``, ``-o FORMAT``) and paths.  It returns the keyword arguments
-typer would pass to the command's body, or None for everything else (``--help``, another
-command, a value typer would reject or convert in its own way, option-like values, ``--``,
-combined short flags, a path option, shell completion), which cli.py then parses with typer
-as before.  tests/test_argv.py checks both against each other, option by option.
+``-q``, ``-v``, ``-j N``, ``-o FORMAT``, ``-jN``, ``-oFORMAT``) and paths.  It returns the
+keyword arguments typer would pass to the command's body, or None for everything else
+(``--help``, another command, a value typer would reject or convert in its own way,
+option-like values, ``--``, combined short flags, a path option, shell completion), which
+cli.py then parses with typer as before.  tests/test_argv.py checks both against each other, option by option.
 """
 
 from __future__ import annotations
@@ -90,7 +90,12 @@ def parse(args: list[str]) -> tuple[str, dict[str, Any]] | None:
         if token == "-" or not token.startswith("-"):
             given["paths"].append(token)
             continue
-        name, equals, value = token.partition("=") if token.startswith("--") else (token, "", "")
+        if token.startswith("--"):
+            name, equals, value = token.partition("=")
+        elif len(token) > 2:  # a short option's value attached (-j1, -ojson), as click reads it
+            name, equals, value = token[:2], "=", token[2:]  # (-qv: flags combined, typer's)
+        else:
+            name, equals, value = token, "", ""
         known = options.get(name)
         if known is None:
             return None
