@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
+
+from transcript_doctor.plain import Value
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -31,18 +32,38 @@ class CatalogError(Exception):
     """A catalog file that cannot be used; the message names the file and the entry."""
 
 
-@dataclass(frozen=True, slots=True)
-class Marker:
-    id: str
-    kind: str
-    text: str | None
+class Marker(Value):
+    __slots__ = ("distinctive", "harness_only", "id", "kind", "regex", "source", "text", "vendor")
+    id: Final[str]
+    kind: Final[str]
+    text: Final[str | None]
     # The regular expression's source: compiled on first use (``_compile`` keeps it), as
     # most runs search only the catalog's combined expressions (start-up).
-    regex: str | None
-    distinctive: bool
-    harness_only: bool
-    vendor: str
-    source: str
+    regex: Final[str | None]
+    distinctive: Final[bool]
+    harness_only: Final[bool]
+    vendor: Final[str]
+    source: Final[str]
+
+    def __init__(
+        self,
+        id: str,
+        kind: str,
+        text: str | None,
+        regex: str | None,
+        distinctive: bool,
+        harness_only: bool,
+        vendor: str,
+        source: str,
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.text = text
+        self.regex = regex
+        self.distinctive = distinctive
+        self.harness_only = harness_only
+        self.vendor = vendor
+        self.source = source
 
     @property
     def pattern(self) -> re.Pattern[str] | None:
@@ -68,9 +89,14 @@ class Marker:
 _compile = cache(re.compile)
 
 
-@dataclass(frozen=True)
-class Catalog:
-    markers: tuple[Marker, ...]
+class Catalog(Value):
+    # No __slots__: the cached properties below live in the instance's __dict__, and are
+    # no field (equality, hash and repr are the markers').
+    _fields = ("markers",)
+    markers: Final[tuple[Marker, ...]]
+
+    def __init__(self, markers: tuple[Marker, ...]) -> None:
+        self.markers = markers
 
     @cached_property
     def _exact(self) -> dict[str, tuple[Marker, ...]]:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from transcript_doctor import checks, guard, prescreen, readers
+from transcript_doctor import checks, guard, plain, prescreen, readers
 from transcript_doctor.analysis.screen import Screen
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
 from transcript_doctor.config import Config
 from transcript_doctor.model import Applicability, Finding, Origin
+from transcript_doctor.plain import Mutable
 from transcript_doctor.readers.base import Detection, Reader, preview
 from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
 from transcript_doctor.transcript import Transcript
@@ -82,16 +83,30 @@ class Located:
     def portable(self) -> Located:
         """The finding without its repair action, to send back from a worker process: the
         action points into the worker's parsed model, and reporters need none of it."""
-        return replace(self, finding=replace(self.finding, action=None))
+        return replace(self, finding=plain.replace(self.finding, action=None))
 
 
-@dataclass(slots=True)
-class FileReport:
+class FileReport(Mutable):
+    __slots__ = ("error", "findings", "path", "reader", "skipped")
     path: str
-    reader: str | None = None
-    findings: list[Located] = field(default_factory=list)
-    skipped: str | None = None  # why this is not a transcript (not a finding)
-    error: str | None = None  # the file could not be read or checked (exit 2)
+    reader: str | None
+    findings: list[Located]
+    skipped: str | None  # why this is not a transcript (not a finding)
+    error: str | None  # the file could not be read or checked (exit 2)
+
+    def __init__(
+        self,
+        path: str,
+        reader: str | None = None,
+        findings: list[Located] | None = None,
+        skipped: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        self.path = path
+        self.reader = reader
+        self.findings = [] if findings is None else findings
+        self.skipped = skipped
+        self.error = error
 
 
 def warm() -> None:

@@ -6,15 +6,16 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from transcript_doctor import engine, output, progress, reporters, walk
 from transcript_doctor.engine import FileReport, Options
+from transcript_doctor.plain import Value
 from transcript_doctor.source import TEXT_SUFFIXES
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from transcript_doctor import baseline  # loaded only with --baseline (start-up)
 
 # Below this much work, starting worker processes costs more than it saves (measured: 64
@@ -25,33 +26,110 @@ BATCH_MAX_FILES = 32  # files one worker task takes at the most
 SQLITE = b"SQLite format 3\x00"  # dbsource.MAGIC, without importing SQLite for every file
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
-    output: str
-    statistics: bool = False
-    quiet: bool = False
-    progress: bool = True
-    jobs: int | None = None
-    force_exclude: bool = False
+class Plan(Value):
+    __slots__ = (
+        "baseline",
+        "color",
+        "force_exclude",
+        "hidden",
+        "jobs",
+        "output",
+        "output_file",
+        "progress",
+        "quiet",
+        "show_fixes",
+        "statistics",
+        "stdin_filename",
+        "verbose",
+        "write_baseline",
+    )
+    output: Final[str]
+    statistics: Final[bool]
+    quiet: Final[bool]
+    progress: Final[bool]
+    jobs: Final[int | None]
+    force_exclude: Final[bool]
     # The ruff-style options (cli.py groups them): see baseline.py and output.py.
-    baseline: Path | None = None
-    write_baseline: bool = False
-    output_file: Path | None = None
-    color: bool | None = None  # None: when the output is a terminal
-    verbose: bool = False
-    show_fixes: bool = False
-    hidden: bool = False
-    stdin_filename: str | None = None
+    baseline: Final[Path | None]
+    write_baseline: Final[bool]
+    output_file: Final[Path | None]
+    color: Final[bool | None]  # None: when the output is a terminal
+    verbose: Final[bool]
+    show_fixes: Final[bool]
+    hidden: Final[bool]
+    stdin_filename: Final[str | None]
+
+    def __init__(
+        self,
+        output: str,
+        statistics: bool = False,
+        quiet: bool = False,
+        progress: bool = True,
+        jobs: int | None = None,
+        force_exclude: bool = False,
+        baseline: Path | None = None,
+        write_baseline: bool = False,
+        output_file: Path | None = None,
+        color: bool | None = None,
+        verbose: bool = False,
+        show_fixes: bool = False,
+        hidden: bool = False,
+        stdin_filename: str | None = None,
+    ) -> None:
+        self.output = output
+        self.statistics = statistics
+        self.quiet = quiet
+        self.progress = progress
+        self.jobs = jobs
+        self.force_exclude = force_exclude
+        self.baseline = baseline
+        self.write_baseline = write_baseline
+        self.output_file = output_file
+        self.color = color
+        self.verbose = verbose
+        self.show_fixes = show_fixes
+        self.hidden = hidden
+        self.stdin_filename = stdin_filename
 
 
-@dataclass(frozen=True, slots=True)
 class Result(reporters.Run):
-    failed: bool = False
+    __slots__ = ("failed",)
+    failed: Final[bool]
+
+    def __init__(
+        self,
+        reports: list[FileReport],
+        quiet: bool = False,
+        statistics: bool = False,
+        color: bool | None = None,
+        baselined: int = 0,
+        stale: int = 0,
+        unsafe_fixes: bool = False,
+        show_fixes: bool = False,
+        errors: int = 0,
+        vendor_folders: tuple[str, ...] = (),
+        failed: bool = False,
+    ) -> None:
+        super().__init__(
+            reports,
+            quiet,
+            statistics,
+            color,
+            baselined,
+            stale,
+            unsafe_fixes,
+            show_fixes,
+            errors,
+            vendor_folders,
+        )
+        self.failed = failed
 
 
 def prepared(options: Options, plan: Plan) -> Options:
     """The options a run checks with: SARIF and --show-fixes need each repair's splices."""
     if plan.output == "sarif" or plan.show_fixes:
+        from dataclasses import replace  # (Options is still a dataclass: fixer.py replaces it)
+
         return replace(options, with_edits=True)
     return options
 

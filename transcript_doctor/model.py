@@ -8,7 +8,6 @@ The ``ref`` slots are opaque to everyone but the reader that filled them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import TYPE_CHECKING, Final
 
@@ -429,15 +428,28 @@ class Conversation(Plain):
         self.repeats = [] if repeats is None else repeats
 
 
-@dataclass(slots=True, eq=False)
-class Finding:
+class Finding(Plain):
     """One rule violation.  ``action`` is the abstract repair a reader may apply;
     ``safety`` says whether ``fix`` applies it by default (set by the check, which knows
     what the repair would destroy)."""
 
-    # Still a dataclass: ``engine.Located.portable`` copies it with ``dataclasses.replace``.
+    __slots__ = ("action", "message", "origin", "rule", "safety")
     rule: Rule
     origin: Origin
     message: str
-    action: Action | None = None
-    safety: Safety = UNDECIDED
+    action: Action | None
+    safety: Safety
+
+    def __init__(
+        self,
+        rule: Rule,
+        origin: Origin,
+        message: str,
+        action: Action | None = None,
+        safety: Safety = UNDECIDED,
+    ) -> None:
+        self.rule = rule
+        self.origin = origin
+        self.message = message
+        self.action = action
+        self.safety = safety

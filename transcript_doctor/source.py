@@ -12,11 +12,12 @@ import math
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import orjson
+
+from transcript_doctor.plain import Value
 
 if TYPE_CHECKING:
     from transcript_doctor.jsonspan import LineIndex, Locator, Span
@@ -54,8 +55,7 @@ class Line(NamedTuple):
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class ParseError:
+class ParseError(Value):
     """A record that does not parse (TD001).
 
     ``repair`` says what a fix may do: ``"drop"`` a torn final line, ``"split"`` a torn
@@ -65,15 +65,34 @@ class ParseError:
     or ``None`` when nothing can be done without guessing.
     """
 
-    line: int
-    record: int
-    message: str
-    repair: str | None = None
-    keep_from: int = 0
+    __slots__ = ("keep_from", "kinds", "line", "message", "record", "repair", "through")
+    line: Final[int]
+    record: Final[int]
+    message: Final[str]
+    repair: Final[str | None]
+    keep_from: Final[int]
     # What is wrong, in words a Loader can accept (see Loader): a record some vendors' own
     # parsers read is not unparseable for those vendors.
-    kinds: frozenset[str] = frozenset({"syntax"})
-    through: int = -1  # "rejoin": the record index of the last piece
+    kinds: Final[frozenset[str]]
+    through: Final[int]  # "rejoin": the record index of the last piece
+
+    def __init__(
+        self,
+        line: int,
+        record: int,
+        message: str,
+        repair: str | None = None,
+        keep_from: int = 0,
+        kinds: frozenset[str] = frozenset({"syntax"}),
+        through: int = -1,
+    ) -> None:
+        self.line = line
+        self.record = record
+        self.message = message
+        self.repair = repair
+        self.keep_from = keep_from
+        self.kinds = kinds
+        self.through = through
 
 
 REJOIN = "rejoin"
@@ -86,8 +105,7 @@ CONTROL = "control"
 CONTROL_MESSAGE = "a raw control character inside a string (JSON requires an escape)"
 
 
-@dataclass(frozen=True, slots=True)
-class Loader:
+class Loader(Value):
     """How a vendor's own program turns a stored record into a value.
 
     orjson is this tool's parser and the arbiter of what parses (conventions.md 7.2), but
@@ -99,9 +117,17 @@ class Loader:
     Each reader names its vendor's loader (``Reader.loader``).
     """
 
-    name: str
-    accepts: frozenset[str] = frozenset()
-    replaces_invalid_utf8: bool = False
+    __slots__ = ("accepts", "name", "replaces_invalid_utf8")
+    name: Final[str]
+    accepts: Final[frozenset[str]]
+    replaces_invalid_utf8: Final[bool]
+
+    def __init__(
+        self, name: str, accepts: frozenset[str] = frozenset(), replaces_invalid_utf8: bool = False
+    ) -> None:
+        self.name = name
+        self.accepts = accepts
+        self.replaces_invalid_utf8 = replaces_invalid_utf8
 
 
 # orjson, and the loaders as strict as it: serde_json (Codex reads a rollout with

@@ -6,25 +6,39 @@ its reader only for type checking.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from transcript_doctor.model import Conversation, Message, Part
+from transcript_doctor.plain import Mutable
 from transcript_doctor.source import Source
 
 if TYPE_CHECKING:
     from transcript_doctor.readers.base import Reader
 
 
-@dataclass(slots=True)
-class Transcript:
+class Transcript(Mutable):
     """A read file: its source bytes and the conversations it replays."""
 
+    __slots__ = ("_owner", "_where", "conversations", "reader", "source")
     reader: Reader
     source: Source
     conversations: list[Conversation]
-    _where: dict[int, tuple[Conversation, int]] | None = None
-    _owner: dict[int, Message] | None = None
+    _where: dict[int, tuple[Conversation, int]] | None
+    _owner: dict[int, Message] | None
+
+    def __init__(
+        self,
+        reader: Reader,
+        source: Source,
+        conversations: list[Conversation],
+        _where: dict[int, tuple[Conversation, int]] | None = None,
+        _owner: dict[int, Message] | None = None,
+    ) -> None:
+        self.reader = reader
+        self.source = source
+        self.conversations = conversations
+        self._where = _where
+        self._owner = _owner
 
     def locate(self, message: Message) -> tuple[Conversation, int]:
         """The conversation holding ``message`` and its index there (indexed once)."""

@@ -15,47 +15,77 @@ result displaces the result (TD304), even where merging would put them in one tu
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
+from transcript_doctor.plain import Plain
 
 _TOOL_PARTS = (PartKind.TOOL_CALL, PartKind.TOOL_RESULT)
 _SILENT = (PartKind.TOOL_CALL, PartKind.THINKING)
 
 
-@dataclass(slots=True, eq=False)
-class Call:
+class Call(Plain):
+    __slots__ = ("group", "index", "message", "part")
     message: Message
     part: Part
     group: int
     index: int  # position among the replayed messages
 
+    def __init__(self, message: Message, part: Part, group: int, index: int) -> None:
+        self.message = message
+        self.part = part
+        self.group = group
+        self.index = index
 
-@dataclass(slots=True, eq=False)
-class Unanswered:
+
+class Unanswered(Plain):
+    __slots__ = ("call", "continued_at")
     call: Call
     # The first later message that shows the conversation went on (None: pending tail).
     continued_at: Message | None
 
+    def __init__(self, call: Call, continued_at: Message | None) -> None:
+        self.call = call
+        self.continued_at = continued_at
 
-@dataclass(slots=True, eq=False)
-class Placed:
+
+class Placed(Plain):
     """A result and what it answers (``call`` is None for an orphan; ``first`` is the
     result kept for a duplicate)."""
 
+    __slots__ = ("call", "first", "message", "part")
     message: Message
     part: Part
     call: Call | None
-    first: Part | None = None
+    first: Part | None
+
+    def __init__(self, message: Message, part: Part, call: Call | None, first: Part | None = None) -> None:
+        self.message = message
+        self.part = part
+        self.call = call
+        self.first = first
 
 
-@dataclass(slots=True, eq=False)
-class Pairing:
-    unanswered: list[Unanswered] = field(default_factory=list)
-    orphans: list[Placed] = field(default_factory=list)
-    duplicates: list[Placed] = field(default_factory=list)
-    displaced: list[Placed] = field(default_factory=list)
-    repeated_calls: list[tuple[Call, Call]] = field(default_factory=list)
+class Pairing(Plain):
+    __slots__ = ("displaced", "duplicates", "orphans", "repeated_calls", "unanswered")
+    unanswered: list[Unanswered]
+    orphans: list[Placed]
+    duplicates: list[Placed]
+    displaced: list[Placed]
+    repeated_calls: list[tuple[Call, Call]]
+
+    def __init__(
+        self,
+        unanswered: list[Unanswered] | None = None,
+        orphans: list[Placed] | None = None,
+        duplicates: list[Placed] | None = None,
+        displaced: list[Placed] | None = None,
+        repeated_calls: list[tuple[Call, Call]] | None = None,
+    ) -> None:
+        self.unanswered = [] if unanswered is None else unanswered
+        self.orphans = [] if orphans is None else orphans
+        self.duplicates = [] if duplicates is None else duplicates
+        self.displaced = [] if displaced is None else displaced
+        self.repeated_calls = [] if repeated_calls is None else repeated_calls
 
 
 def analyse(conversation: Conversation) -> Pairing:

@@ -7,12 +7,13 @@ changes for it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
+from typing import Final
 
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Finding, Rule, Screening
+from transcript_doctor.plain import Value
 
 _MODULES = (
     "unparseable_record",
@@ -139,11 +140,14 @@ def nearest(key: str) -> str | None:
     return found[0] if found else None
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(Value):
     """Which rules run, from ``--select``/``--extend-select``/``--ignore`` (ruff semantics)."""
 
-    enabled: frozenset[str]
+    __slots__ = ("enabled",)
+    enabled: Final[frozenset[str]]
+
+    def __init__(self, enabled: frozenset[str]) -> None:
+        self.enabled = enabled
 
     @classmethod
     def build(

@@ -9,14 +9,14 @@ gives each element its origin, so those readers only convert messages.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, Screen, Turn, crosses
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
+from transcript_doctor.plain import Value
 from transcript_doctor.source import HEAD_RECORDS, Container, Line, Source, valid_utf8
 from transcript_doctor.transcript import Transcript
 
@@ -24,22 +24,27 @@ if TYPE_CHECKING:
     from transcript_doctor.editing import JsonText, Lines
 
 
-@dataclass(frozen=True, slots=True)
-class Element:
+class Element(Value):
     """One message object and where it sits."""
 
-    value: Any
-    line: int  # 0 in a single-document file (resolved from the pointer when needed)
-    record: int
-    pointer: str  # "" for a whole JSONL line
+    __slots__ = ("line", "pointer", "record", "value")
+    value: Final[Any]
+    line: Final[int]  # 0 in a single-document file (resolved from the pointer when needed)
+    record: Final[int]
+    pointer: Final[str]  # "" for a whole JSONL line
+
+    def __init__(self, value: Any, line: int, record: int, pointer: str) -> None:
+        self.value = value
+        self.line = line
+        self.record = record
+        self.pointer = pointer
 
     def at(self, *tokens: str | int) -> Origin:
         pointer = self.pointer + join(*tokens)
         return Origin(self.line, self.record, pointer or None)
 
 
-@dataclass(frozen=True, slots=True)
-class Listing:
+class Listing(Value):
     """One conversation's elements; ``label`` names it when a file holds several.
 
     ``holder`` is the document or line that holds the list (None for a file of message
@@ -48,12 +53,29 @@ class Listing:
     ids of the elements left out and ``whole`` gives all of them (see :func:`built`).
     """
 
-    elements: list[Element]
-    label: str | None = None
-    holder: Element | None = None
-    start: int = 0  # the index of the first element in the list
-    before: frozenset[Hashable] = frozenset()
-    whole: Callable[[], list[Element]] | None = None
+    __slots__ = ("before", "elements", "holder", "label", "start", "whole")
+    elements: Final[list[Element]]
+    label: Final[str | None]
+    holder: Final[Element | None]
+    start: Final[int]  # the index of the first element in the list
+    before: Final[frozenset[Hashable]]
+    whole: Final[Callable[[], list[Element]] | None]
+
+    def __init__(
+        self,
+        elements: list[Element],
+        label: str | None = None,
+        holder: Element | None = None,
+        start: int = 0,
+        before: frozenset[Hashable] = frozenset(),
+        whole: Callable[[], list[Element]] | None = None,
+    ) -> None:
+        self.elements = elements
+        self.label = label
+        self.holder = holder
+        self.start = start
+        self.before = before
+        self.whole = whole
 
 
 # What a screen makes of a conversation's message objects: None when it proves them

@@ -9,29 +9,64 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib import import_module
-from typing import TextIO
+from typing import Final, TextIO
 
 from transcript_doctor.engine import FileReport, Located
 from transcript_doctor.model import Applicability, Rule, Severity
+from transcript_doctor.plain import Value
 from transcript_doctor.safetext import dumps, printable
 
 
-@dataclass(frozen=True, slots=True)
-class Run:
+class Run(Value):
     """Everything a reporter prints: the checked files and how the run was asked for."""
 
-    reports: list[FileReport]
-    quiet: bool = False
-    statistics: bool = False
-    color: bool | None = None  # --color: None decides from the stream (output.wanted)
-    baselined: int = 0  # findings the --baseline hid
-    stale: int = 0  # baseline entries of the checked files that matched no finding
-    unsafe_fixes: bool = False  # unsafe repairs count as fixable
-    show_fixes: bool = False  # say under each finding what fix would do
-    errors: int = 0  # paths that could not be read or checked (each said on stderr)
-    vendor_folders: tuple[str, ...] = ()  # hidden vendor session folders the walk skipped
+    __slots__ = (
+        "baselined",
+        "color",
+        "errors",
+        "quiet",
+        "reports",
+        "show_fixes",
+        "stale",
+        "statistics",
+        "unsafe_fixes",
+        "vendor_folders",
+    )
+    reports: Final[list[FileReport]]
+    quiet: Final[bool]
+    statistics: Final[bool]
+    color: Final[bool | None]  # --color: None decides from the stream (output.wanted)
+    baselined: Final[int]  # findings the --baseline hid
+    stale: Final[int]  # baseline entries of the checked files that matched no finding
+    unsafe_fixes: Final[bool]  # unsafe repairs count as fixable
+    show_fixes: Final[bool]  # say under each finding what fix would do
+    errors: Final[int]  # paths that could not be read or checked (each said on stderr)
+    vendor_folders: Final[tuple[str, ...]]  # hidden vendor session folders the walk skipped
+
+    def __init__(
+        self,
+        reports: list[FileReport],
+        quiet: bool = False,
+        statistics: bool = False,
+        color: bool | None = None,
+        baselined: int = 0,
+        stale: int = 0,
+        unsafe_fixes: bool = False,
+        show_fixes: bool = False,
+        errors: int = 0,
+        vendor_folders: tuple[str, ...] = (),
+    ) -> None:
+        self.reports = reports
+        self.quiet = quiet
+        self.statistics = statistics
+        self.color = color
+        self.baselined = baselined
+        self.stale = stale
+        self.unsafe_fixes = unsafe_fixes
+        self.show_fixes = show_fixes
+        self.errors = errors
+        self.vendor_folders = vendor_folders
 
     @property
     def findings(self) -> list[tuple[FileReport, Located]]:

@@ -11,12 +11,12 @@ adjacency, or every call of such a history would look unanswered.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
-from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
+from transcript_doctor.plain import Value
 from transcript_doctor.readers.anthropic_messages.cline import TEXT_RESULT
 from transcript_doctor.readers.base import SPECIFIC, Detection, Reader
 from transcript_doctor.readers.listing import (
@@ -49,15 +49,19 @@ UI_MESSAGE_TYPES = frozenset({"say", "ask"})
 TASK_METADATA_KEYS = frozenset({"files_in_context", "model_usage", "environment_history"})
 
 
-@dataclass(frozen=True, slots=True)
-class Ref:
+class Ref(Value):
     """Where a message or block sits, for ``fix``: message index in its list, block index.
 
     ``block`` is ``None`` for the message itself or a string ``content``.
     """
 
-    message: int
-    block: int | None = None
+    __slots__ = ("block", "message")
+    message: Final[int]
+    block: Final[int | None]
+
+    def __init__(self, message: int, block: int | None = None) -> None:
+        self.message = message
+        self.block = block
 
 
 def _int(value: Any) -> bool:
