@@ -116,11 +116,17 @@ def warm() -> None:
 
 def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
     with _no_gc():  # until what was read is freed (see _no_gc)
-        return inspect(path, data, options)[0]
+        return _inspect(path, data, options)[0]
 
 
 def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
     """Lint one file and keep what was read, for ``fix`` to plan its edits on."""
+    with _no_gc():
+        return _inspect(path, data, options)
+
+
+def _inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
+    """``inspect`` with the collector already off (lint_bytes and inspect turn it off)."""
     options = options.for_path(path)
     if options.reader is None:
         why = prescreen.not_a_transcript(path, data)  # a large export: not parsed to be skipped
@@ -136,24 +142,24 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
     if reader is None:
         return _unclaimed(source, options, skipped), None
     source.loader = reader.loader  # before any record is read past detection
-    with _no_gc():
-        screened = options.screen and checks.screenable(options.selection)
-        screen = Screen(options.catalog) if screened else None
-        try:
-            conversations = reader.read_screened(source, screen)
-        except RecursionError:
-            if screen is None:
-                raise  # the full read cannot check it either: "nested too deeply" (linting)
-            # A fast path's decoder (msgspec) stops at a depth the full read reports as a
-            # finding (TD001): the file is read as with the screen off, from fresh bytes.
-            source = sniff(path, data)
-            source.loader = reader.loader
-            conversations = reader.read_screened(source, None)
-        transcript = Transcript(reader, source, conversations)
-        # Every conversation proven clean and nothing unparseable: no rule can find anything
-        # (only the FILE rules run on a file with no conversation, and they report the
-        # source's parse errors; tests/test_engine.py checks that no other FILE rule exists).
-        found = run(transcript, options) if conversations or source.errors else []
+    # A Screen per file: it holds the state of the conversation it judges (a fleet's
+    # worker may lint files in threads).
+    screen = Screen(options.catalog) if options.screen and checks.screenable(options.selection) else None
+    try:
+        conversations = reader.read_screened(source, screen)
+    except RecursionError:
+        if screen is None:
+            raise  # the full read cannot check it either: "nested too deeply" (linting)
+        # A fast path's decoder (msgspec) stops at a depth the full read reports as a
+        # finding (TD001): the file is read as with the screen off, from fresh bytes.
+        source = sniff(path, data)
+        source.loader = reader.loader
+        conversations = reader.read_screened(source, None)
+    transcript = Transcript(reader, source, conversations)
+    # Every conversation proven clean and nothing unparseable: no rule can find anything
+    # (only the FILE rules run on a file with no conversation, and they report the
+    # source's parse errors; tests/test_engine.py checks that no other FILE rule exists).
+    found = run(transcript, options) if conversations or source.errors else []
     return FileReport(path, reader.name, found), transcript
 
 
@@ -161,7 +167,7 @@ class _NoGc:
     """Readers build many small objects and no cycles: the collector only costs time
     (it halves reading speed on large files) and frees nothing.  Once back, its first
     pass walks every object still alive: a lint frees what it read first.  A class, not
-    a generator: entered twice per file."""
+    a generator: entered once per file."""
 
     __slots__ = ("enabled",)
 
