@@ -26,10 +26,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.actions import SYNTHETIC_RESULT_TEXT, Action, InsertResult, RemoveMessage
-from transcript_doctor.dbsource import Rows
 from transcript_doctor.editing import EditError, JsonText
 from transcript_doctor.model import Message, PartKind
 from transcript_doctor.readers.base import Edit, Repair
@@ -38,6 +37,9 @@ from transcript_doctor.readers.opencode.history import UNANSWERED, escape
 from transcript_doctor.readers.opencode.refs import FileRef, RowRef
 from transcript_doctor.transcript import Transcript
 from transcript_doctor.treesource import Files
+
+if TYPE_CHECKING:
+    from transcript_doctor.dbsource import Rows  # (SQLite: loaded only by a database's fix)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 EXPORT = "an OpenCode session is repaired in its database (`opencode import` keeps rows it has)"
