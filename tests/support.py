@@ -6,11 +6,10 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from transcript_doctor import catalog, engine
+from transcript_doctor import catalog, engine, plain
 from transcript_doctor.checks import Selection
 from transcript_doctor.fixer import Outcome
 from transcript_doctor.reporters import record
@@ -121,7 +120,9 @@ def fix(
     assert again.after == outcome.after, "a second fix changed the file"
     if reader is None:
         assert detected_bytes(path.name, outcome.after) == detected_bytes(path.name, data)
-    left = engine.lint_bytes(path.name, outcome.after, replace(options, reader=reader or outcome.reader))
+    left = engine.lint_bytes(
+        path.name, outcome.after, plain.replace(options, reader=reader or outcome.reader)
+    )
     assert [f.finding.rule.code for f in left.findings if f.fixable] == []
     return outcome
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from transcript_doctor import catalog, dblint, engine, readers, treelint, walk
+from transcript_doctor import catalog, dblint, engine, plain, readers, treelint, walk
 from transcript_doctor.checks import Selection
 from transcript_doctor.fixer import CompanionReader, Outcome
 from transcript_doctor.results import CheckError, Edit, Finding, FixResult, Repair, Step, Unfixed
@@ -85,7 +84,7 @@ def fix_bytes(
 
 def with_unsafe(options: engine.Options, unsafe: bool) -> engine.Options:
     """``--unsafe-fixes``: every API entry point that repairs goes through here."""
-    return replace(options, unsafe_fixes=unsafe)
+    return plain.replace(options, unsafe_fixes=unsafe)
 
 
 def _lint(name: str, data: bytes, options: engine.Options) -> list[Finding]:
@@ -176,7 +175,7 @@ def settings(
     if reader is not None and readers.by_name(reader) is None:
         raise ValueError(f"unknown reader {reader!r}; choose from {', '.join(readers.names())}")
     if config is None:
-        return replace(
+        return plain.replace(
             _default_options(), selection=Selection.build(select or ("ALL",), (), ignore), reader=reader
         )
     try:

@@ -155,9 +155,8 @@ def lint(
     hidden: bool,
     stdin_filename: str | None,
 ) -> None:
-    from dataclasses import replace
-
     from transcript_doctor import linting, output
+    from transcript_doctor.plain import replace
 
     if fix_instead:
         _refuse_with_fix(
@@ -239,10 +238,10 @@ def fix(
     hidden: bool,
     stdin_filename: str | None,
 ) -> None:
-    from dataclasses import replace
     from pathlib import Path
 
     from transcript_doctor import fixing
+    from transcript_doctor.plain import replace
 
     if in_place and diff:
         raise BadOption("--in-place and --diff exclude each other", "--diff")

@@ -31,10 +31,10 @@ import sqlite3
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-from transcript_doctor import dblint, dbsource, engine, reportfile
+from transcript_doctor import dblint, dbsource, engine, plain, reportfile
 from transcript_doctor.dbsource import DatabaseSource, RowChange, Rows
 from transcript_doctor.editing import EditError
 from transcript_doctor.fixer import Applied, Outcome
@@ -331,7 +331,7 @@ def _lint_session(
         if options.reader in (None, r.name) and r.detect_database(connection)
     )
     transcript = Transcript(reader, source, reader.read_sessions(source, [sid]))
-    return transcript, engine.run(transcript, replace(options.for_path(path), with_edits=False))
+    return transcript, engine.run(transcript, plain.replace(options.for_path(path), with_edits=False))
 
 
 def _verify(before: list[Located], after: list[Located], applied: list[Applied]) -> str | None:

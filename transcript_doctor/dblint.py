@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import replace
 
-from transcript_doctor import engine, readers
+from transcript_doctor import engine, plain, readers
 from transcript_doctor.dbsource import BACKUP_SUFFIX, DatabaseSource, connect, is_database, part_of
 from transcript_doctor.engine import FileReport, Options
 from transcript_doctor.model import Origin
@@ -109,7 +108,7 @@ def _inspect(
     source = DatabaseSource(path, connection)
     with engine._no_gc():  # as for a file: many small objects, no cycles (a third faster)
         transcript = Transcript(reader, source, reader.read_database(source))
-        found = engine.run(transcript, replace(options, with_edits=False))  # rows: no byte edits
+        found = engine.run(transcript, plain.replace(options, with_edits=False))  # rows: no byte edits
     for located in found:  # rows have no line: 0 everywhere, also where a rule gave none
         origin = located.origin
         located.origin = Origin(0, origin.record, origin.pointer)

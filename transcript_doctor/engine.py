@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from transcript_doctor import checks, guard, plain, prescreen, readers
 from transcript_doctor.analysis.screen import Screen
@@ -14,7 +13,7 @@ from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
 from transcript_doctor.config import Config
 from transcript_doctor.model import Applicability, Finding, Origin
-from transcript_doctor.plain import Mutable
+from transcript_doctor.plain import Mutable, Value
 from transcript_doctor.readers.base import Detection, Reader, preview
 from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
 from transcript_doctor.transcript import Transcript
@@ -23,22 +22,53 @@ if TYPE_CHECKING:
     from transcript_doctor.editing import Splice
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    selection: Selection
-    catalog: Catalog
-    reader: str | None = None  # forced reader name
-    redact: bool = False
-    config: Config | None = None
-    with_edits: bool = False  # attach each fixable finding's splices (SARIF fixes)
+class Options(Value):
+    """What a run asks of each file.  (A plain class, as ``FileReport``: a dataclass
+    compiles its methods when the module is imported, at every start-up.)"""
+
+    __slots__ = (
+        "catalog",
+        "config",
+        "forced_by",
+        "pinned",
+        "reader",
+        "redact",
+        "screen",
+        "selection",
+        "unsafe_fixes",
+        "with_edits",
+    )
+    selection: Final[Selection]
+    catalog: Final[Catalog]
+    reader: Final[str | None]  # forced reader name
+    redact: Final[bool]
+    config: Final[Config | None]
+    with_edits: Final[bool]  # attach each fixable finding's splices (SARIF fixes)
     # The fast paths: conversations proven clean are not built, detection is dispatched on
     # the first record's keys (off: everything is built and every reader asked; tests compare).
-    screen: bool = True
-    unsafe_fixes: bool = False  # repairs that may destroy real output count as fixable
+    screen: Final[bool]
+    unsafe_fixes: Final[bool]  # repairs that may destroy real output count as fixable
     # Where the forced reader comes from, for the TD002 that reports a mismatch.
-    forced_by: str = "--reader"
+    forced_by: Final[str]
     # The reader was chosen by this run itself (fix re-reading its own edits): not checked.
-    pinned: bool = False
+    pinned: Final[bool]
+
+    def __init__(
+        self,
+        selection: Selection,
+        catalog: Catalog,
+        reader: str | None = None,
+        redact: bool = False,
+        config: Config | None = None,
+        with_edits: bool = False,
+        screen: bool = True,
+        unsafe_fixes: bool = False,
+        forced_by: str = "--reader",
+        pinned: bool = False,
+    ) -> None:
+        self.selection, self.catalog, self.reader, self.redact = selection, catalog, reader, redact
+        self.config, self.with_edits, self.screen = config, with_edits, screen
+        self.unsafe_fixes, self.forced_by, self.pinned = unsafe_fixes, forced_by, pinned
 
     @property
     def excluded(self) -> Callable[[str], bool] | None:
@@ -59,31 +89,57 @@ class Options:
                 reader, forced_by = rule[1], f"the readers glob {rule[0]!r} in {where}"
         if not ignored and reader == self.reader:
             return self
-        return replace(self, selection=self.selection.without(ignored), reader=reader, forced_by=forced_by)
+        return plain.replace(
+            self, selection=self.selection.without(ignored), reader=reader, forced_by=forced_by
+        )
 
 
-@dataclass(slots=True)
-class Located:
+class Located(Mutable):
     """A finding with its origin resolved to a line, as reporters print it."""
 
+    __slots__ = (
+        "applicability",
+        "blocked",
+        "edits",
+        "finding",
+        "fingerprint",
+        "fix_lines",
+        "fixable",
+        "origin",
+    )
     finding: Finding
     origin: Origin
     # A repair is available and applies under the run's settings (ruff's meaning): safe,
     # or unsafe with ``--unsafe-fixes``.  ``fix`` repairs exactly these.
     fixable: bool
-    edits: list[Splice] | None = None
-    fingerprint: str | None = None  # set for --baseline (baseline.py)
+    edits: list[Splice] | None
+    fingerprint: str | None  # set for --baseline (baseline.py)
     # The class of the available repair whatever the settings; None: no repair.
-    applicability: Applicability | None = None
+    applicability: Applicability | None
     # Why a repair that exists is withheld (a pairing contradiction), else None.
-    blocked: str | None = None
+    blocked: str | None
     # With edits: the first and last line of the file the repair would change.
-    fix_lines: tuple[int, int] | None = None
+    fix_lines: tuple[int, int] | None
+
+    def __init__(
+        self,
+        finding: Finding,
+        origin: Origin,
+        fixable: bool,
+        edits: list[Splice] | None = None,
+        fingerprint: str | None = None,
+        applicability: Applicability | None = None,
+        blocked: str | None = None,
+        fix_lines: tuple[int, int] | None = None,
+    ) -> None:
+        self.finding, self.origin, self.fixable, self.edits = finding, origin, fixable, edits
+        self.fingerprint, self.applicability, self.blocked = fingerprint, applicability, blocked
+        self.fix_lines = fix_lines
 
     def portable(self) -> Located:
         """The finding without its repair action, to send back from a worker process: the
         action points into the worker's parsed model, and reporters need none of it."""
-        return replace(self, finding=plain.replace(self.finding, action=None))
+        return plain.replace(self, finding=plain.replace(self.finding, action=None))
 
 
 class FileReport(Mutable):

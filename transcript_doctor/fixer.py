@@ -22,9 +22,9 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from transcript_doctor import checks, engine, readers
+from transcript_doctor import checks, engine, plain, readers
 from transcript_doctor.analysis.shared import element_bytes
 from transcript_doctor.editing import EditError, Logged, Splice, splice
 from transcript_doctor.engine import Located, Options
@@ -122,7 +122,7 @@ def fix_bytes(path: str, data: bytes, options: Options, companions: CompanionRea
         outcome.remaining = [(f, "no reader understands this file") for f in report.findings]
         return outcome
     # Re-read with the same reader: an edit must not change how the file is understood.
-    pinned = replace(options, reader=transcript.reader.name, pinned=True)
+    pinned = plain.replace(options, reader=transcript.reader.name, pinned=True)
     run = _Run(path, pinned, _detected(transcript.source), companions)
     original = _gate(run, transcript, report.findings)
     # Repairs whose errors stayed at the end are banned and the file repaired again from
@@ -358,7 +358,7 @@ def _gate(run: _Run, transcript: Transcript, findings: list[Located]) -> list[Lo
         action = located.finding.action
         needs = None if action is None or located.applicability is None else repair.needs_companion(action)
         if needs is not None and (problem := _companion_problem(run, transcript)) is not None:
-            located = replace(located, fixable=False, applicability=None, blocked=f"{needs}; {problem}")
+            located = plain.replace(located, fixable=False, applicability=None, blocked=f"{needs}; {problem}")
         gated.append(located)
     return gated
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from transcript_doctor import engine, output, progress, reporters, walk
+from transcript_doctor import engine, output, plain, progress, reporters, walk
 from transcript_doctor.engine import FileReport, Options
 from transcript_doctor.plain import Value
 from transcript_doctor.source import TEXT_SUFFIXES
@@ -128,9 +128,7 @@ class Result(reporters.Run):
 def prepared(options: Options, plan: Plan) -> Options:
     """The options a run checks with: SARIF and --show-fixes need each repair's splices."""
     if plan.output == "sarif" or plan.show_fixes:
-        from dataclasses import replace  # (Options is still a dataclass: fixer.py replaces it)
-
-        return replace(options, with_edits=True)
+        return plain.replace(options, with_edits=True)
     return options
 
 

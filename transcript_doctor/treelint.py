@@ -7,9 +7,7 @@ storage unit costs a suffix test (and a folder test for paths without ``.json``)
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from transcript_doctor import engine, readers
+from transcript_doctor import engine, plain, readers
 from transcript_doctor.engine import FileReport, Options
 from transcript_doctor.model import Origin
 from transcript_doctor.readers.base import Reader
@@ -63,7 +61,7 @@ def inspect(
     sessions = None if found.session is None else [found.session]
     with engine._no_gc():
         transcript = Transcript(chosen, source, chosen.read_tree(source, sessions))
-        located = engine.run(transcript, replace(options, with_edits=False))
+        located = engine.run(transcript, plain.replace(options, with_edits=False))
     for item in located:  # files of a folder have no line of the folder: 0 everywhere
         item.origin = Origin(0, item.origin.record, item.origin.pointer)
     located.sort(key=lambda f: (f.origin.record, f.finding.rule.code, f.origin.pointer or ""))

@@ -316,7 +316,7 @@ def test_a_bom_in_meta_json_is_kept(tmp_path: Path) -> None:
 def test_lint_marks_the_repair_fixable_and_sarif_offers_no_one_file_fix() -> None:
     """lint cannot know whether fix will see meta.json; a SARIF fix would change one file
     only, so none is offered for a repair that needs the companion."""
-    from dataclasses import replace
+    from transcript_doctor.plain import replace
 
     data = (ORPHAN / "messages.jsonl").read_bytes()
     report = engine.lint_bytes(str(ORPHAN / "messages.jsonl"), data, replace(_options(), with_edits=True))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -29,6 +28,7 @@ from support import FIXTURES, _catalog, assert_accounted, detected_bytes
 
 from transcript_doctor import engine, fixer
 from transcript_doctor.checks import Selection
+from transcript_doctor.plain import replace
 from transcript_doctor.reporters import record
 
 CASES = int(os.environ.get("TD_FUZZ_CASES", "1000"))

@@ -312,12 +312,11 @@ def test_lint_marks_line_count_repairs_fixable() -> None:
 
 
 def _lint(data: bytes, screen: bool = True, claimed: bool = True) -> list[tuple[str, int]]:
-    from dataclasses import replace
-
     from support import _catalog
 
     from transcript_doctor import engine
     from transcript_doctor.checks import Selection
+    from transcript_doctor.plain import replace
 
     options = engine.Options(Selection.build(("ALL",)), _catalog(), screen=screen)
     report = engine.lint_bytes(SESSION_PATH, data, replace(options))
