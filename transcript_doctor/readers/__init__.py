@@ -73,7 +73,7 @@ _MODULES = (
         NEVER,
         markers=(b'"userType"', b'"type":"file-history-snapshot"', b'"type":"summary"'),
     ),
-    Registered("codex", frozenset({"payload", "id", "ts"}), NEVER),
+    Registered("codex", frozenset({"payload", "id", "ts"}), NEVER, markers=(b'"type":"session_meta"',)),
     Registered("pi", frozenset({"id"}), NEVER),
     Registered("copilot_cli", frozenset({"parentId"}), NEVER),
     Registered("openworker", frozenset({"role"}), NEVER),

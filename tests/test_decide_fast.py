@@ -1,0 +1,161 @@
+"""Detection settled from the typed fast paths' records (``Reader.decide``) for Codex,
+Copilot CLI, Pi and Qwen Code: the same answer as the head gives, for every fixture and
+corpus file of those layouts and for every change of their first lines that changes what
+the head shows (a line left out, blank or torn, a number orjson refuses, a key of a
+reader listed before, the deciding value changed or of another type, a key written twice
+or escaped); and the common files of each layout decided with no head parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_registry import FILES, _detected, _id
+
+from transcript_doctor import readers
+from transcript_doctor.source import Source, sniff
+
+_LINES = 23  # the head's 20 records and the lines a change brings into it
+
+
+def _layout(path: Path) -> str | None:
+    found = readers.detect(sniff(path.name, path.read_bytes()), every=True)
+    return found[0].name if found else None
+
+
+_JSONL = [p for p in FILES if p.suffix == ".jsonl"]
+_OF = {p: _layout(p) for p in _JSONL}
+
+
+def _files(name: str) -> list[Path]:
+    return [p for p in _JSONL if _OF[p] == name]
+
+
+def _before(module: str) -> list[bytes]:
+    """Every key of the JSONL registry entries listed before ``module`` (what they are
+    shown a file by, and what rules them out)."""
+    keys: set[str] = set()
+    for entry in readers._MODULES:
+        if entry.module == module:
+            break
+        if entry.jsonl:
+            keys |= entry.jsonl
+        keys |= entry.unless
+    return [key.encode() for key in sorted(keys)]
+
+
+def _damaged(data: bytes, module: str, edits: tuple[tuple[bytes, bytes], ...]) -> list[bytes]:
+    """Each of the first lines of ``data`` changed in the ways that change what the head
+    shows, one change at a time."""
+    lines = data.split(b"\n")
+    keys = _before(module)
+    found: list[bytes] = []
+    for i, line in enumerate(lines[:_LINES]):
+        if not line.startswith(b"{"):
+            continue
+        changed = [
+            b"",  # left out
+            b"  ",  # a line of blanks
+            b"null",  # no object
+            b"[" + line + b"]",
+            line[: len(line) // 2],  # torn
+            b'{"n":1e400,' + line[1:],  # a number beyond a double: orjson refuses it
+            b'{"n":-1e400,' + line[1:],
+            b'{"n":1' + b"0" * 400 + b"," + line[1:],
+            b'{"\\u0075uid":"x",' + line[1:],  # a key escaped
+            b'{"\\u0069d":5,' + line[1:],
+        ]
+        changed += [b'{"%s":"x",' % key + line[1:] for key in keys]
+        changed += [b'{"%s":null,' % key + line[1:] for key in keys]
+        for old, new in edits:
+            if old in line:
+                changed.append(line.replace(old, new, 1))
+        # A key written twice: orjson keeps the last.
+        if line.endswith(b"}"):
+            changed += [line[:-1] + b',"type":"x"}', line[:-1] + b',"type":5}', line[:-1] + b',"id":null}']
+        found += [b"\n".join([*lines[:i], c, *lines[i + 1 :]]) for c in changed]
+        found.append(b"\n".join([*lines[:i], b"", *lines[i:]]))  # an empty line before it
+        found.append(b"\n".join([*lines[:i], b'{"n":1e400}', *lines[i:]]))
+    # A line orjson refuses brings the next line into the head: one with such a key.
+    if len(lines) > 21 and lines[1].startswith(b"{") and lines[20].startswith(b"{"):
+        for key in keys:
+            found.append(
+                b"\n".join(
+                    [
+                        lines[0],
+                        b'{"n":1e400,' + lines[1][1:],
+                        *lines[2:20],
+                        b'{"%s":"x",' % key + lines[20][1:],
+                        *lines[21:],
+                    ]
+                )
+            )
+    return found
+
+
+def _same(data: bytes, name: str = "s.jsonl") -> None:
+    fast = readers.detect(sniff(name, data))
+    every = readers.detect(sniff(name, data), every=True)
+    assert (fast and (fast[0].name, fast[1])) == (every and (every[0].name, every[1]))
+
+
+def _decided_without_a_head(
+    monkeypatch: pytest.MonkeyPatch, paths: list[Path], name: Callable[[Path], str] = lambda p: "s.jsonl"
+) -> list[Path]:
+    """The paths detected with ``Source.head`` made to fail (each the same answer as the
+    head gives); those it fails on are left out."""
+    expected = {path: _detected(path.read_bytes(), every=True) for path in paths}
+
+    def refuse(self: Source, count: int = 20) -> list[object]:
+        raise AssertionError("the head was parsed")
+
+    decided = []
+    with monkeypatch.context() as patched:
+        patched.setattr(Source, "head", refuse)
+        for path in paths:
+            try:
+                found = readers.detect(sniff(name(path), path.read_bytes()))
+            except AssertionError:
+                continue
+            assert (found and (found[0].name, found[1])) == expected[path]
+            decided.append(path)
+    return decided
+
+
+# -- Codex ------------------------------------------------------------------------------
+
+CODEX = _files("codex")
+_CODEX_EDITS = (
+    (b'"type":"session_meta"', b'"type":"session_metax"'),
+    (b'"type":"session_meta"', b'"type":["session_meta"]'),
+    (b'"type":"session_meta"', b'"type":"response_item"'),
+    (b'"timestamp":"', b'"timestamp":5,"x":"'),
+    (b'"payload":', b'"payload_":'),
+    (b'"payload":', b'"ordinal":1,"payload":'),
+    (b'"payload":', b'"other":1,"payload":'),
+    (b'"type":"session_meta"', b'"type":"session_meta","type":"x"'),
+    (b'"type":"session_meta"', b'"type":"x","type":"session_meta"'),
+)
+
+
+@pytest.mark.parametrize("path", CODEX, ids=_id)
+def test_a_codex_decision_is_what_the_head_gives(path: Path) -> None:
+    data = path.read_bytes()
+    for variant in [data, *_damaged(data, "codex", _CODEX_EDITS)] if len(data) < 40_000 else [data]:
+        _same(variant)
+
+
+def test_codex_rollouts_are_detected_without_a_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rollout whose first line is ``session_meta`` is decided from its typed records."""
+    rollouts = [
+        p
+        for p in CODEX
+        if p.read_bytes().startswith(b'{"timestamp":"') and b'"session_meta"' in p.read_bytes()[:200]
+    ]
+    assert len(rollouts) > 10
+    decided = _decided_without_a_head(monkeypatch, rollouts)
+    assert len(decided) > len(rollouts) * 0.8
+    first = CODEX[0].read_bytes()
+    assert _detected(b'{"n":1e400}\n' + first) == _detected(b'{"n":1e400}\n' + first, every=True)
