@@ -159,3 +159,73 @@ def test_codex_rollouts_are_detected_without_a_head(monkeypatch: pytest.MonkeyPa
     assert len(decided) > len(rollouts) * 0.8
     first = CODEX[0].read_bytes()
     assert _detected(b'{"n":1e400}\n' + first) == _detected(b'{"n":1e400}\n' + first, every=True)
+
+
+# -- Qwen Code --------------------------------------------------------------------------
+
+QWEN = _files("qwen-code")
+_QWEN_EDITS = (
+    (b'"type":"user"', b'"type":"summary"'),
+    (b'"type":"user"', b'"type":5'),
+    (b'"type":"', b'"type":["x"],"x":"'),
+    (b'"type":"tool_result"', b'"type":"system"'),
+    (b'"uuid":"', b'"uuid":5,"x":"'),
+    (b'"sessionId":"', b'"sessionId":5,"x":"'),
+    (b'"timestamp":"', b'"timestamp":null,"x":"'),
+    (b'"cwd":"', b'"cwd":{},"x":"'),
+    (b'"version":"', b'"version":1,"x":"'),
+    (b'"cwd":"', b'"cwd_":"'),
+    (b'"parentUuid":null', b'"parentUuid":5'),
+    (b'"parentUuid":', b'"parentUuid_":'),
+    (b'"message":{', b'"message":{"content":"x",'),
+    (b'"message":{', b'"message":null,"x":{'),
+    (b'"message":{', b'"message":"x","y":{'),
+    (b'"message":{', b'"message_":{'),
+    (b'"role":"user"', b'"role":"assistant"'),
+    (b'"role":"model"', b'"role":"assistant"'),
+    (b'"role":"user"', b'"role":"x"'),
+    (b'"role":"model"', b'"role":5'),
+    (b'"parts":[', b'"parts":null,"x":['),
+    (b'"parts":[', b'"parts": ['),
+    (b'"parts":[', b'"parts":{"x":['),
+    (b'"systemPayload":', b'"systemPayload_":'),
+    (b"{", b'{"userType":"external",'),
+    (b"{", b'{"toolUseResult":{},'),
+    (b'"type":"user"', b'"type":"user","type":"summary"'),
+)
+
+
+def _qwen_variants(data: bytes) -> list[bytes]:
+    """``_damaged``, and the file without the records that make a head Qwen's own."""
+    unfeatured = data.replace(b'"message":{', b'"m":{')
+    bare = unfeatured.replace(b'"systemPayload":', b'"s":').replace(
+        b'"type":"tool_result"', b'"type":"system"'
+    )
+    found = [*_damaged(data, "qwen_code", _QWEN_EDITS), unfeatured, bare]
+    # One record of its own, which orjson refuses (it is not in the head) or not.
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines[:_LINES]):
+        if b'"message":{' in line:
+            rest = [b"\n".join(lines[:i]), b"\n".join(lines[i + 1 :])]
+            mine = [
+                part.replace(b'"message":{', b'"m":{')
+                .replace(b'"systemPayload":', b'"s":')
+                .replace(b'"type":"tool_result"', b'"type":"system"')
+                for part in rest
+            ]
+            for changed in (line, b'{"n":1e400,' + line[1:]):
+                found.append(b"\n".join([mine[0], changed, mine[1]]) if i else b"\n".join([changed, mine[1]]))
+    return found
+
+
+@pytest.mark.parametrize("path", QWEN, ids=_id)
+def test_a_qwen_code_decision_is_what_the_head_gives(path: Path) -> None:
+    data = path.read_bytes()
+    for variant in [data, *_qwen_variants(data)] if len(data) < 40_000 else [data]:
+        _same(variant)
+
+
+def test_qwen_code_sessions_are_detected_without_a_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert len(QWEN) > 10
+    decided = _decided_without_a_head(monkeypatch, QWEN)
+    assert len(decided) > len(QWEN) * 0.8

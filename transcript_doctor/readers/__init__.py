@@ -65,7 +65,13 @@ _MODULES = (
         "gemini_cli", frozenset({"projectHash", "$set", "$rewindTo"}), frozenset({"projectHash", "messageId"})
     ),
     Registered("gemini_checkpoint", NEVER, frozenset({"clientHistory", "history", "role"})),
-    Registered("qwen_code", frozenset({"uuid"}), NEVER, unless={"userType", "toolUseResult"}),
+    Registered(
+        "qwen_code",
+        frozenset({"uuid"}),
+        NEVER,
+        unless={"userType", "toolUseResult"},
+        markers=(b'"parts":[', b'"systemPayload"'),
+    ),
     # An entry (a string ``uuid``) or a metadata line (claude_code.reader.METADATA_KEYS).
     Registered(
         "claude_code",
