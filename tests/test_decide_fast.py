@@ -229,3 +229,116 @@ def test_qwen_code_sessions_are_detected_without_a_head(monkeypatch: pytest.Monk
     assert len(QWEN) > 10
     decided = _decided_without_a_head(monkeypatch, QWEN)
     assert len(decided) > len(QWEN) * 0.8
+
+
+# -- Readers ruled out by the head's first record (Copilot CLI, Pi) ----------------------
+#
+# Codex and Pi are shown a file by ``id``, which every Copilot CLI event and Pi entry
+# holds: no key a decision proves absent rules them out.  Their ``refuses`` does, from the
+# head's first record; the registry does not ask it yet (no ``markers`` for Copilot CLI
+# and Pi), so here the decision is settled as it would be: every reader listed before
+# ruled out by keys, or by its ``refuses`` of the head's first record.
+
+
+def _settled(module: str, data: bytes, name: str = "s.jsonl") -> tuple[str, object] | None:
+    """The decision of ``module``'s reader on ``data`` when the registry takes it, else None."""
+    reader = readers._loaded(module)
+    decided = reader.decide(sniff(name, data))
+    if decided is None:
+        return None
+    head = sniff(name, data).head()
+    for entry in readers._MODULES:
+        if entry.module == module:
+            break
+        if entry.jsonl == readers.NEVER:
+            continue
+        if (entry.jsonl is not None and entry.jsonl <= decided.absent) or not entry.unless.isdisjoint(
+            decided.keys
+        ):
+            continue
+        refuses = getattr(readers._loaded(entry.module), "refuses", None)
+        if refuses is None or not head or not refuses(head[0]):
+            return None
+    return reader.name, decided.detection
+
+
+def _refusals_hold(data: bytes, name: str = "s.jsonl") -> None:
+    """A reader that refuses the head's first record makes no claim on the file."""
+    source = sniff(name, data)
+    head = source.head()
+    if not head:
+        return
+    for module in ("codex", "pi"):
+        reader = readers._loaded(module)
+        if reader.refuses(head[0]):  # type: ignore[attr-defined]
+            assert readers.claim(reader, source) is None, (module, data[:200])
+
+
+@pytest.mark.parametrize("path", _JSONL, ids=_id)
+def test_a_reader_that_refuses_the_first_record_claims_no_file(path: Path) -> None:
+    _refusals_hold(path.read_bytes(), path.name)
+
+
+COPILOT = _files("copilot-cli")
+_COPILOT_EDITS = (
+    (b'"type":"session.start"', b'"type":"session.resume"'),
+    (b'"type":"session.start"', b'"type":5'),
+    (b'"type":"session.start"', b'"type":"session","cwd":"/x"'),
+    (b'"type":"session.start"', b'"type":"label"'),
+    (b'"type":"session.start"', b'"type":"message","message":{"role":"user"}'),
+    (b'"type":"session.start"', b'"type":"session.start","type":"x"'),
+    (b'"type":"session.start"', b'"type":"x","type":"session.start"'),
+    (b'"producer":"copilot-agent"', b'"producer":"x"'),
+    (b'"producer":"copilot-agent"', b'"producer":5'),
+    (b'"producer":"copilot-agent"', b'"producer":"x","producer":"copilot-agent"'),
+    (b'"producer":"copilot-agent"', b'"producer":"copilot-agent","producer":null'),
+    (b'"producer":', b'"\\u0070roducer":'),
+    (b'"data":{', b'"data":null,"x":{'),
+    (b'"data":{', b'"data_":{'),
+    (b'"parentId":null', b'"parentId":5'),
+    (b'"parentId":', b'"parentId_":'),
+    (b'"id":"', b'"id":5,"x":"'),
+    (b'"timestamp":"', b'"timestamp":5,"x":"'),
+    (b"{", b'{"agentId":"a",'),
+    (b"{", b'{"ephemeral":true,'),
+    (b"{", b'{"other":1,'),
+    (b"{", b'{"payload":{},'),
+)
+
+
+def _copilot_variants(data: bytes) -> list[bytes]:
+    return [data, *_damaged(data, "copilot_cli", _COPILOT_EDITS)] if len(data) < 40_000 else [data]
+
+
+@pytest.mark.parametrize("path", COPILOT, ids=_id)
+def test_a_copilot_cli_decision_is_what_the_head_gives(path: Path) -> None:
+    for variant in _copilot_variants(path.read_bytes()):
+        settled = _settled("copilot_cli", variant)
+        if settled is not None:
+            assert settled == _detected(variant, every=True)
+        _refusals_hold(variant)
+        _same(variant)
+
+
+def test_copilot_cli_logs_are_decided_from_their_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log whose first line is session.start is decided with no head parsed, every
+    reader listed before ruled out; not the CLI's backup of a log (a companion)."""
+    assert len(COPILOT) > 10
+    started = [p for p in COPILOT if p.read_bytes().startswith(b'{"type":"session.start"')]
+    expected = {p: _detected(p.read_bytes(), every=True) for p in started}
+
+    def refuse(self: Source, count: int = 20) -> list[object]:
+        raise AssertionError("the head was parsed")
+
+    decided = []
+    with monkeypatch.context() as patched:
+        patched.setattr(Source, "head", refuse)
+        for path in started:
+            found = readers._loaded("copilot_cli").decide(sniff("events.jsonl", path.read_bytes()))
+            if found is not None:
+                assert ("copilot-cli", found.detection) == expected[path]
+                decided.append(path)
+    assert len(decided) > len(started) * 0.8
+    assert all(_settled("copilot_cli", p.read_bytes()) == expected[p] for p in decided)
+    backup = "events.jsonl.backup-before-recovery-0a1b"
+    assert readers._loaded("copilot_cli").decide(sniff(backup, decided[0].read_bytes())) is None

@@ -181,6 +181,14 @@ class CodexReader(Reader):
         source.typed[_ROLLOUT_FIRST] = True
         return Decided(self.claim(REASON, DEFINITIVE), first.keys(), fast.PROBED)
 
+    def refuses(self, first: dict[str, Any]) -> bool:
+        """Whether ``detect`` claims no head whose first record is ``first``: each of its
+        claims needs that record a rollout line, a legacy meta line or a companion's
+        line, each a closed set of keys.  For another reader's decision (``decide``) that
+        knows the head's first record but not the rest."""
+        keys = first.keys()
+        return not (_is_line(first) or keys <= LEGACY_META_KEYS or keys == INDEX_KEYS or keys in HISTORY_KEYS)
+
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a rollout the typed fast path proves clean (``fast``); one it covers
         but the screen doubts is read from the screen's cut (nothing before it can be

@@ -109,6 +109,12 @@ class PiReader(Reader):
             return self.claim(HEADERLESS_REASON, SPECIFIC)
         return None
 
+    def refuses(self, first: dict[str, Any]) -> bool:
+        """Whether ``detect`` claims no head whose first record is ``first``: a header, or
+        (without one) an entry like every other record.  For another reader's decision
+        (``decide``) that knows the head's first record but not the rest."""
+        return not (_header(first) or _entry(first))
+
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a session the typed fast path proves clean (``fast``), else all of it."""
         if screen is not None:
