@@ -69,6 +69,7 @@ def _damaged(data: bytes, module: str, edits: tuple[tuple[bytes, bytes], ...]) -
         ]
         changed += [b'{"%s":"x",' % key + line[1:] for key in keys]
         changed += [b'{"%s":null,' % key + line[1:] for key in keys]
+        changed += [b'{"%s":{},' % key + line[1:] for key in keys]
         for old, new in edits:
             if old in line:
                 changed.append(line.replace(old, new, 1))
@@ -78,19 +79,23 @@ def _damaged(data: bytes, module: str, edits: tuple[tuple[bytes, bytes], ...]) -
         found += [b"\n".join([*lines[:i], c, *lines[i + 1 :]]) for c in changed]
         found.append(b"\n".join([*lines[:i], b"", *lines[i:]]))  # an empty line before it
         found.append(b"\n".join([*lines[:i], b'{"n":1e400}', *lines[i:]]))
-    # A line orjson refuses brings the next line into the head: one with such a key.
-    if len(lines) > 21 and lines[1].startswith(b"{") and lines[20].startswith(b"{"):
-        for key in keys:
+    return found + _hidden(data, keys)
+
+
+def _hidden(data: bytes, keys: list[bytes]) -> list[bytes]:
+    """A line orjson refuses brings the next line into the head: the file made longer than
+    the head (its last line written again), a line among the first refused, and the
+    first line after the head given each key, of each kind of value."""
+    lines = [line for line in data.split(b"\n") if line]
+    if len(lines) < 3:
+        return []
+    lines += [lines[-1]] * (22 - len(lines))
+    found = []
+    for key in keys:
+        for value in (b'"x"', b"{}"):
+            graft = b'{"%s":%s,' % (key, value) + lines[20][1:]
             found.append(
-                b"\n".join(
-                    [
-                        lines[0],
-                        b'{"n":1e400,' + lines[1][1:],
-                        *lines[2:20],
-                        b'{"%s":"x",' % key + lines[20][1:],
-                        *lines[21:],
-                    ]
-                )
+                b"\n".join([*lines[:2], b'{"n":1e400,' + lines[2][1:], *lines[3:20], graft, *lines[21:]])
             )
     return found
 
@@ -342,3 +347,77 @@ def test_copilot_cli_logs_are_decided_from_their_events(monkeypatch: pytest.Monk
     assert all(_settled("copilot_cli", p.read_bytes()) == expected[p] for p in decided)
     backup = "events.jsonl.backup-before-recovery-0a1b"
     assert readers._loaded("copilot_cli").decide(sniff(backup, decided[0].read_bytes())) is None
+
+
+PI = _files("pi")
+_PI_EDITS = (
+    (b'"type":"session"', b'"type":"sessionx"'),
+    (b'"type":"session"', b'"type":5'),
+    (b'"type":"session"', b'"type":"session","parentId":null'),
+    (b'"type":"session"', b'"type":"session","type":"x"'),
+    (b'"type":"session"', b'"type":"x","type":"session"'),
+    (b'"type":"session"', b'"type":"session_meta","payload":{}'),
+    (b'"cwd":"', b'"cwd":5,"x":"'),
+    (b'"cwd":"', b'"cwd_":"'),
+    (b'"id":"', b'"id":5,"x":"'),
+    (b'"id":"', b'"\\u0069d":"'),
+    (b'"version":3', b'"version":"3"'),
+    (b'"version":3', b'"version":1' + b"0" * 30),
+    (b'"version":3', b'"version_":3'),
+    (b'"type":"message"', b'"type":"messagex"'),
+    (b'"type":"message"', b'"type":"label"'),
+    (b'"parentId":', b'"parentId_":'),
+    (b'"parentId":null', b'"parentId":5'),
+    (b'"parentId":"', b'"parentId":5,"x":"'),
+    (b'"role":"user"', b'"role":"x"'),
+    (b'"role":"user"', b'"role":5'),
+    (b'"message":{', b'"message":null,"x":{'),
+    (b'"message":{', b'"message":"x","y":{'),
+    (b"{", b'{"payload":{},'),
+)
+
+
+def _pi_variants(data: bytes) -> list[bytes]:
+    first = data.split(b"\n", 1)[0]
+    alone = [
+        first,
+        first + b"\n",
+        first.replace(b'"version":3', b'"version":3.0'),
+        first.replace(b'"version":3,', b""),
+    ]
+    # The header and one record that is no entry (or, refused by orjson, not in the head).
+    second = (data.split(b"\n")[1:2] or [b""])[0]
+    alone += [b"\n".join([first, second.replace(old, new, 1)]) for old, new in _PI_EDITS if old in second]
+    alone.append(b"\n".join([first, b'{"n":1e400,' + second[1:]]))
+    return [data, *alone, *_damaged(data, "pi", _PI_EDITS)] if len(data) < 40_000 else [data]
+
+
+@pytest.mark.parametrize("path", PI, ids=_id)
+def test_a_pi_decision_is_what_the_head_gives(path: Path) -> None:
+    for variant in _pi_variants(path.read_bytes()):
+        settled = _settled("pi", variant)
+        if settled is not None:
+            assert settled == _detected(variant, every=True)
+        _refusals_hold(variant)
+        _same(variant)
+
+
+def test_pi_sessions_are_decided_from_their_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session whose first line is its header and second an entry is decided with no
+    head parsed, every reader listed before ruled out."""
+    assert len(PI) > 10
+    expected = {p: _detected(p.read_bytes(), every=True) for p in PI}
+
+    def refuse(self: Source, count: int = 20) -> list[object]:
+        raise AssertionError("the head was parsed")
+
+    decided = []
+    with monkeypatch.context() as patched:
+        patched.setattr(Source, "head", refuse)
+        for path in PI:
+            found = readers._loaded("pi").decide(sniff("s.jsonl", path.read_bytes()))
+            if found is not None:
+                assert ("pi", found.detection) == expected[path]
+                decided.append(path)
+    assert len(decided) > len(PI) * 0.8
+    assert all(_settled("pi", p.read_bytes()) == expected[p] for p in decided)
