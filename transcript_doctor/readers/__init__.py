@@ -65,7 +65,13 @@ _MODULES = (
         "gemini_cli", frozenset({"projectHash", "$set", "$rewindTo"}), frozenset({"projectHash", "messageId"})
     ),
     Registered("gemini_checkpoint", NEVER, frozenset({"clientHistory", "history", "role"})),
-    Registered("qwen_code", frozenset({"uuid"}), NEVER, unless={"userType", "toolUseResult"}),
+    Registered(
+        "qwen_code",
+        frozenset({"uuid"}),
+        NEVER,
+        unless={"userType", "toolUseResult"},
+        markers=(b'"parts":[', b'"systemPayload"'),
+    ),
     # An entry (a string ``uuid``) or a metadata line (claude_code.reader.METADATA_KEYS).
     Registered(
         "claude_code",
@@ -73,7 +79,7 @@ _MODULES = (
         NEVER,
         markers=(b'"userType"', b'"type":"file-history-snapshot"', b'"type":"summary"'),
     ),
-    Registered("codex", frozenset({"payload", "id", "ts"}), NEVER),
+    Registered("codex", frozenset({"payload", "id", "ts"}), NEVER, markers=(b'"type":"session_meta"',)),
     Registered("pi", frozenset({"id"}), NEVER),
     Registered("copilot_cli", frozenset({"parentId"}), NEVER),
     Registered("openworker", frozenset({"role"}), NEVER),

@@ -32,11 +32,13 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import msgspec
+from msgspec import UNSET, Raw, UnsetType
 
 from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.codex.history import CONTEXT_ITEMS, CONTEXT_OPENERS, RESULT_ITEMS, TEXT_CONTENT
-from transcript_doctor.readers.typed_lines import decoded
+from transcript_doctor.readers.typed_lines import decode_once, decoded, take
+from transcript_doctor.source import HEAD_RECORDS, Source
 
 _NULL = msgspec.Raw(b"null")
 
@@ -54,6 +56,15 @@ class _Payload(msgspec.Struct):
 class _Line(msgspec.Struct):
     type: str | None = None
     payload: _Payload | None = None
+    # Read only by detection (``first_line``): whether a line holds a key the registry
+    # shows the readers listed before this one (``PROBED``).
+    uuid: Raw | UnsetType = UNSET
+    leafUuid: Raw | UnsetType = UNSET
+    snapshot: Raw | UnsetType = UNSET
+    operation: Raw | UnsetType = UNSET
+    projectHash: Raw | UnsetType = UNSET
+    set_: Raw | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: Raw | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
 
 
 class _Block(msgspec.Struct):
@@ -62,6 +73,9 @@ class _Block(msgspec.Struct):
 
 
 _DECODER = msgspec.json.Decoder(_Line)
+# The keys of the registry entries listed before Codex (Gemini CLI, Qwen Code, Claude
+# Code): ``first_line`` settles detection only when no head record holds one.
+PROBED = frozenset({"uuid", "leafUuid", "snapshot", "operation", "projectHash", "$set", "$rewindTo"})
 _CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
 _HISTORY = msgspec.json.Decoder(list[_Payload])
 _CALLS = frozenset({"function_call", "custom_tool_call"})
@@ -105,10 +119,59 @@ class Proof(NamedTuple):
     compacted: int | None
 
 
-def prove(data: bytes, screen: Screen) -> Proof | None:
+def first_line(source: Source) -> bytes | None:
+    """The line that is the head's first record, when the typed records (``decode_once``:
+    the proof takes them) show that no record of the head holds a key of ``PROBED``; else
+    None (then the head is parsed).
+
+    Every line decodes into ``_Line`` (an object), and none of the head's lines may hold a
+    number beyond a double: orjson, the head's parser, then reads each of them (msgspec
+    refuses what orjson refuses otherwise), so the head is exactly the first lines.  The
+    reader parses the first one with orjson and asks it what ``detect`` asks."""
+    records = decode_once(source, _DECODER)
+    if not records:
+        return None
+    for record in records[:HEAD_RECORDS]:
+        if (
+            record.uuid is not UNSET
+            or record.leafUuid is not UNSET
+            or record.snapshot is not UNSET
+            or record.operation is not UNSET
+            or record.projectHash is not UNSET
+            or record.set_ is not UNSET
+            or record.rewindTo is not UNSET
+        ):
+            return None
+    data = source.data
+    end = _head_end(data)
+    if may_overflow(data[:end]):
+        return None
+    start = 0
+    while data[start] == 0x0A:  # an empty line: none of the head's
+        start += 1
+    stop = data.find(b"\n", start)
+    return data[start : len(data) if stop < 0 else stop]
+
+
+def _head_end(data: bytes) -> int:
+    """Where the first ``HEAD_RECORDS`` lines that are not empty end (each decodes: they
+    are the head's lines when orjson reads them all)."""
+    find, size = data.find, len(data)
+    end = count = 0
+    while count < HEAD_RECORDS and end < size:
+        stop = find(b"\n", end)
+        stop = size if stop < 0 else stop
+        if stop > end:
+            count += 1
+        end = stop + 1
+    return end
+
+
+def prove(data: bytes, screen: Screen, source: Source | None = None) -> Proof | None:
     """The screen's answer on a rollout (layout ``rollout``), or None where the proof does
-    not cover it.  Where it covers it, every line parses (no TD001)."""
-    lines = decoded(data, _DECODER)  # first: a torn last line fails at once
+    not cover it.  Where it covers it, every line parses (no TD001).  ``source``: the
+    rollout's, whose typed records detection may have decoded (``first_line``)."""
+    lines = take(source, _DECODER) if source is not None else decoded(data, _DECODER)
     if not lines or may_overflow(data):  # serde_json refuses such a number; msgspec skips it
         return None
     try:

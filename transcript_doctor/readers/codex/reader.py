@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+import orjson
+
 from transcript_doctor.analysis.screen import from_cut
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
 from transcript_doctor.plain import Value
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.readers.codex.history import At, History
 from transcript_doctor.source import STRICT, Container, Line, Source
 
@@ -61,6 +63,9 @@ INDEX_KEYS = frozenset({"id", "thread_name", "updated_at"})
 HISTORY_KEYS = (frozenset({"session_id", "ts", "text"}), frozenset({"conversation_id", "ts", "text"}))
 ROLLOUT = "rollout"
 LEGACY = "legacy"
+# Kept on a source (``Source.typed``) whose first record ``decide`` found to be a rollout
+# line: its layout is ``ROLLOUT`` without a head parsed.
+_ROLLOUT_FIRST = "codex: the first record is a rollout line"
 
 
 class Layout(Value):
@@ -124,6 +129,12 @@ def _layout(head: list[Any]) -> str:
     return LEGACY if head and not _is_line(head[0]) and _is_legacy(head) else ROLLOUT
 
 
+def _layout_of(source: Source) -> str:
+    """``_layout`` of the source's head, parsed only when ``decide`` did not find its first
+    record a rollout line."""
+    return ROLLOUT if _ROLLOUT_FIRST in source.typed else _layout(source.head())
+
+
 class CodexReader(Reader):
     name = "codex"
     # First record: rollout lines' payload, the legacy meta's id, the companions' id / ts.
@@ -151,15 +162,42 @@ class CodexReader(Reader):
             return self.claim(companion, SPECIFIC, transcript=False)
         return None
 
+    def decide(self, source: Source) -> Decided | None:
+        """``detect``'s claim from the proof's typed records, with no head parsed: the first
+        line, parsed by orjson as the head parses it, a rollout line of ``session_meta``,
+        and no record of the head holding a key of the readers listed before this one
+        (``fast.first_line``)."""
+        from transcript_doctor.readers.codex import fast  # msgspec: loaded on first use
+
+        raw = fast.first_line(source)
+        if raw is None:
+            return None
+        try:
+            first = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None
+        if not (_is_line(first) and first["type"] == "session_meta"):
+            return None
+        source.typed[_ROLLOUT_FIRST] = True
+        return Decided(self.claim(REASON, DEFINITIVE), first.keys(), fast.PROBED)
+
+    def refuses(self, first: dict[str, Any]) -> bool:
+        """Whether ``detect`` claims no head whose first record is ``first``: each of its
+        claims needs that record a rollout line, a legacy meta line or a companion's
+        line, each a closed set of keys.  For another reader's decision (``decide``) that
+        knows the head's first record but not the rest."""
+        keys = first.keys()
+        return not (_is_line(first) or keys <= LEGACY_META_KEYS or keys == INDEX_KEYS or keys in HISTORY_KEYS)
+
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a rollout the typed fast path proves clean (``fast``); one it covers
         but the screen doubts is read from the screen's cut (nothing before it can be
         flagged), and without parsing again the lines before its compaction (every line
         is known to parse: no TD001 there); anything else in full."""
-        if screen is not None and _layout(source.head()) == ROLLOUT:
+        if screen is not None and _layout_of(source) == ROLLOUT:
             from transcript_doctor.readers.codex import fast  # msgspec: loaded on first use
 
-            proof = fast.prove(source.data, screen)
+            proof = fast.prove(source.data, screen, source)
             if proof is not None:
                 if proof.clean:
                     return []
@@ -185,7 +223,7 @@ class CodexReader(Reader):
     def _whole(self, source: Source, proven: bool) -> Conversation:
         """The whole conversation; ``proven``: every line is known to parse (``fast``)."""
         history = History(source)
-        kind = _layout(source.head())
+        kind = _layout_of(source)
         compacted: int | None = None
         lines = source.lines
         start = 0 if kind == LEGACY else _last_compaction(source)

@@ -30,8 +30,8 @@ import msgspec
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.copilot_cli.envelope import LATE_DELIVERY, is_event
-from transcript_doctor.readers.typed_lines import decoded
-from transcript_doctor.source import Line
+from transcript_doctor.readers.typed_lines import decode_once, decoded, take
+from transcript_doctor.source import Line, Source
 
 
 class _Request(msgspec.Struct):
@@ -60,6 +60,11 @@ class _Event(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _DECODER = msgspec.json.Decoder(_Event)
+# Keys of the registry entries listed before Copilot CLI that no event holds (every line
+# decodes into ``_Event``, which forbids a key the envelope does not have).
+ABSENT = frozenset(
+    {"projectHash", "$set", "$rewindTo", "uuid", "leafUuid", "snapshot", "operation", "payload", "ts"}
+)
 # What the replay makes of the events: a prompt (with its event id), a system message, a
 # reply (its text and call ids), a run of tool messages (their call ids).
 _PROMPT, _SYSTEM, _REPLY, _RESULTS = range(4)
@@ -69,11 +74,32 @@ class _Unplain(Exception):
     """Something the screen does not cover: the full read decides."""
 
 
-def prove(data: bytes, screen: Screen) -> bool | None:
+def first_line(source: Source) -> bytes | None:
+    """The log's first line when every line decodes into ``_Event`` (``decode_once``: the
+    proof takes the events), so that no record of the head holds a key of ``ABSENT``;
+    else None.  The reader parses it with orjson, as the head parses it, and asks it
+    what ``detect`` asks of the head's first record."""
+    if not decode_once(source, _DECODER):
+        return None
+    data = source.data
+    start = 0
+    while data[start] == 0x0A:  # an empty line: none of the head's
+        start += 1
+    stop = data.find(b"\n", start)
+    return data[start : len(data) if stop < 0 else stop]
+
+
+def decoded_on(source: Source) -> bool:
+    """Whether detection decoded the log's events (``first_line``) for the proof."""
+    return _DECODER in source.typed
+
+
+def prove(data: bytes, screen: Screen, source: Source | None = None) -> bool | None:
     """The screen's answer on an event log (False: ``screen.cut`` says where it may be
     built from), or None where the proof does not cover it.  Where it covers it, every
-    line is an event that parses."""
-    events = decoded(data, _DECODER)
+    line is an event that parses.  ``source``: the log's, whose events detection may have
+    decoded (``first_line``)."""
+    events = take(source, _DECODER) if source is not None else decoded(data, _DECODER)
     if not events:
         return None
     try:

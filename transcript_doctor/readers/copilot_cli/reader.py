@@ -20,9 +20,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from transcript_doctor.analysis.screen import from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.readers.copilot_cli import torn
 from transcript_doctor.readers.copilot_cli.envelope import LATE_DELIVERY, is_event
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
@@ -93,6 +95,29 @@ class CopilotCliReader(Reader):
             return self.claim("Copilot CLI event envelope (the first line is not session.start)", SPECIFIC)
         return None
 
+    def decide(self, source: Source) -> Decided | None:
+        """``detect``'s claim from the proof's typed events, with no head parsed: every line
+        an event (none holds a key of ``fast.ABSENT``), the first one, parsed by orjson as
+        the head parses it, the session.start ``detect`` asks for; not the CLI's backup.
+
+        The readers listed before this one that are shown a file by ``id`` (Codex, Pi) are
+        ruled out by the first record alone: the registry needs their ``refuses`` for it
+        (not yet asked: no ``markers`` in this reader's registry entry)."""
+        if os.path.basename(source.path).startswith(BACKUP_NAME):
+            return None  # a companion (transcript=False): the head decides
+        from transcript_doctor.readers.copilot_cli import fast  # msgspec: loaded on first use
+
+        raw = fast.first_line(source)
+        if raw is None:
+            return None
+        try:
+            first = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None
+        if not (is_event(first) and _started(first)):
+            return None
+        return Decided(self.claim(REASON, DEFINITIVE), first.keys(), fast.ABSENT)
+
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a log the fast path proves clean (``fast``); a long one it covers but
         the screen doubts is read from the screen's cut (every line is an event that
@@ -101,6 +126,14 @@ class CopilotCliReader(Reader):
             from transcript_doctor.readers.copilot_cli import fast  # msgspec: loaded on first use
 
             data = source.data
+            if fast.decoded_on(source):
+                # Detection decoded every event (``decide``): the proof takes them.
+                proof = fast.prove(data, screen, source)
+                if proof:
+                    return []
+                if proof is not None and screen.cut:
+                    return [from_cut(screen, lambda start: self._from(source, start))]
+                return self.read(source)
             if len(data) <= _SHORT_BYTES and data.count(b"\n") < _SHORT_LINES:
                 # Detection parsed (nearly) every line: screened as parsed, built from them.
                 records = list(source.records())

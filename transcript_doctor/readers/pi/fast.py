@@ -29,10 +29,13 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, Raw, UnsetType
 
+from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Dialect
-from transcript_doctor.readers.typed_lines import decoded
+from transcript_doctor.readers.typed_lines import decode_once, decoded, take
+from transcript_doctor.source import HEAD_RECORDS, Source
 
 _UNSET = msgspec.UNSET
 _NULL = msgspec.Raw(b"null")  # an absent ``content`` reads as null (the reader: no parts)
@@ -61,9 +64,20 @@ class _Record(msgspec.Struct):
     cwd: str | None = None  # the header's
     message: _Message | None = None
     firstKeptEntryId: Any = None  # a compaction's (any type, as ``tree.replayed`` compares it)
+    # Read only by detection (``first_lines``): whether a line holds a key the registry
+    # shows the readers listed before this one that ``refuses`` cannot rule out (``PROBED``).
+    uuid: Raw | UnsetType = UNSET
+    leafUuid: Raw | UnsetType = UNSET
+    snapshot: Raw | UnsetType = UNSET
+    operation: Raw | UnsetType = UNSET
+    projectHash: Raw | UnsetType = UNSET
+    set_: Raw | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: Raw | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
 
 
 _DECODER = msgspec.json.Decoder(_Record)
+# The keys of Gemini CLI's, Qwen Code's and Claude Code's registry entries.
+PROBED = frozenset({"uuid", "leafUuid", "snapshot", "operation", "projectHash", "$set", "$rewindTo"})
 _CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
 _REPLAY_CHANGING = frozenset({"branch_summary", "custom_message"})
 _SKIPPED_STOPS = frozenset({"error", "aborted"})  # reader.SKIPPED_STOPS
@@ -72,9 +86,50 @@ _USER_ROLES = frozenset({"user", "custom"})
 _ASIDE_ROLES = frozenset({"branchSummary", "compactionSummary"})
 
 
-def clean(data: bytes, screen: Screen, dialect: Dialect) -> bool:
-    """True when no rule can find anything in this Pi session (read in ``dialect``)."""
-    records = decoded(data, _DECODER)
+def first_lines(source: Source) -> tuple[list[bytes], int] | None:
+    """The session's first two lines (one, in a file of one line) and how many lines it
+    has, when the typed records (``decode_once``: the proof takes them) show that no
+    record of the head holds a key of ``PROBED``; else None.
+
+    Every line decodes (an object), and none of the head's lines may hold a number
+    beyond a double: orjson, the head's parser, then reads each of them (msgspec refuses
+    what orjson refuses otherwise), so the head is exactly the first lines.  The reader
+    parses the two with orjson and asks them what ``detect`` asks of the head."""
+    records = decode_once(source, _DECODER)
+    if not records:
+        return None
+    for record in records[:HEAD_RECORDS]:
+        if (
+            record.uuid is not UNSET
+            or record.leafUuid is not UNSET
+            or record.snapshot is not UNSET
+            or record.operation is not UNSET
+            or record.projectHash is not UNSET
+            or record.set_ is not UNSET
+            or record.rewindTo is not UNSET
+        ):
+            return None
+    data = source.data
+    find, size = data.find, len(data)
+    lines: list[bytes] = []
+    end = count = 0
+    while count < HEAD_RECORDS and end < size:
+        stop = find(b"\n", end)
+        stop = size if stop < 0 else stop
+        if stop > end:
+            count += 1
+            if count <= 2:
+                lines.append(data[end:stop])
+        end = stop + 1
+    if may_overflow(data[:end]):
+        return None
+    return lines, len(records)
+
+
+def clean(data: bytes, screen: Screen, dialect: Dialect, source: Source | None = None) -> bool:
+    """True when no rule can find anything in this Pi session (read in ``dialect``).
+    ``source``: the session's, whose typed records detection may have decoded."""
+    records = take(source, _DECODER) if source is not None else decoded(data, _DECODER)
     if not records:
         return False
     first = records[0]

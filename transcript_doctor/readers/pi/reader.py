@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.readers.pi.refs import EntryRef, FileRef, RelinkRef
 from transcript_doctor.readers.pi.tree import Entry, replayed, walk
 from transcript_doctor.source import NODE, Container, Line, ParseError, Source
@@ -109,12 +111,47 @@ class PiReader(Reader):
             return self.claim(HEADERLESS_REASON, SPECIFIC)
         return None
 
+    def decide(self, source: Source) -> Decided | None:
+        """``detect``'s claim from the proof's typed records, with no head parsed: the first
+        line a header and the second an entry (or, alone, a header with a version), both
+        parsed by orjson as the head parses them; no record of the head holding a key of
+        Gemini CLI, Qwen Code or Claude Code (``fast.first_lines``).
+
+        Codex, listed before this reader, is shown a file by ``id``, which every header
+        holds: it is ruled out by its ``refuses`` of the header, which the registry does
+        not ask yet (no ``markers`` in this reader's registry entry)."""
+        from transcript_doctor.readers.pi import fast  # msgspec: loaded on first use
+
+        found = fast.first_lines(source)
+        if found is None:
+            return None
+        lines, count = found
+        try:
+            first = orjson.loads(lines[0])
+            second = orjson.loads(lines[1]) if count > 1 else None
+        except orjson.JSONDecodeError:
+            return None
+        if first.__class__ is not dict or not _header(first):
+            return None
+        if second is None:
+            if not isinstance(first.get("version"), int):
+                return None
+        elif second.__class__ is not dict or not _entry(second):
+            return None
+        return Decided(self.claim(REASON, DEFINITIVE), first.keys(), fast.PROBED)
+
+    def refuses(self, first: dict[str, Any]) -> bool:
+        """Whether ``detect`` claims no head whose first record is ``first``: a header, or
+        (without one) an entry like every other record.  For another reader's decision
+        (``decide``) that knows the head's first record but not the rest."""
+        return not (_header(first) or _entry(first))
+
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a session the typed fast path proves clean (``fast``), else all of it."""
         if screen is not None:
             from transcript_doctor.readers.pi import fast  # msgspec: loaded on first use
 
-            if fast.clean(source.data, screen, self.dialect):
+            if fast.clean(source.data, screen, self.dialect, source):
                 return []
         return self.read(source)
 

@@ -25,11 +25,14 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, Raw, UnsetType
 
+from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import PartKind
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.typed_lines import decoded
+from transcript_doctor.readers.typed_lines import decode_once, decoded, take
+from transcript_doctor.source import HEAD_RECORDS, Source
 
 _NULL = msgspec.Raw(b"null")  # absent ``parts``: no parts (``reader._parts``)
 _PROMPT_KINDS = (PartKind.TEXT, PartKind.MEDIA)
@@ -38,19 +41,33 @@ _PROMPT_KINDS = (PartKind.TEXT, PartKind.MEDIA)
 class _Message(msgspec.Struct):
     role: Any = None
     parts: msgspec.Raw = _NULL
+    content: Raw | UnsetType = UNSET  # read only by detection (Claude Code's message)
 
 
 class _Record(msgspec.Struct):
-    """What ``reader._entry`` asks of a record (any type, as it asks)."""
+    """What ``reader._entry`` asks of a record (any type, as it asks), and what detection
+    asks of it (``head``; UNSET: the key is absent)."""
 
     uuid: Any = None
-    parentUuid: Any = None
+    parentUuid: Any = UNSET
     type: Any = None
     subtype: Any = None
-    message: _Message | None = None
+    message: _Message | UnsetType | None = UNSET
+    sessionId: Any = None
+    timestamp: Any = None
+    cwd: Any = None
+    version: Any = None
+    systemPayload: Raw | UnsetType = UNSET
+    userType: Raw | UnsetType = UNSET
+    toolUseResult: Raw | UnsetType = UNSET
+    # The keys of Gemini CLI's registry entry, the one reader listed before this one.
+    projectHash: Raw | UnsetType = UNSET
+    set_: Raw | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: Raw | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
 
 
 _DECODER = msgspec.json.Decoder(_Record)
+PROBED = frozenset({"projectHash", "$set", "$rewindTo"})  # ``head``: no head record holds one
 _VALUE = msgspec.json.decode
 _UNSENT = frozenset({"realtime_message", "code_mode_tool_result"})  # reader.UNSENT_SUBTYPES
 
@@ -61,9 +78,55 @@ def clean(data: bytes, screen: Screen) -> bool:
     return found is not None and screen.clean(found)
 
 
-def turns(data: bytes) -> list[Turn] | None:
-    """The screen's turns of the replayed chain, or None where only the full read tells."""
-    records = decoded(data, _DECODER)
+def head(source: Source) -> list[_Record] | None:
+    """The head's records as typed records (``decode_once``: the proof takes them), or
+    None when they may not be exactly the head or one holds a key of ``PROBED``.
+
+    The first line is decoded alone first: a file of another layout that shows a marker
+    (``readers._MODULES``) costs one line.  Every line decodes (an object), and none of
+    the head's lines may hold a number beyond a double: orjson, the head's parser, then
+    reads each of them (msgspec refuses what orjson refuses otherwise), so the head is
+    exactly the first lines, with the same values."""
+    data = source.data
+    start = 0
+    while start < len(data) and data[start] == 0x0A:
+        start += 1
+    stop = data.find(b"\n", start)
+    try:
+        first = _DECODER.decode(data[start : len(data) if stop < 0 else stop])
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    if first.type.__class__ is not str or first.uuid.__class__ is not str:
+        return None  # not Qwen's envelope: detect does not claim it
+    records = decode_once(source, _DECODER)
+    if not records:
+        return None
+    found = records[:HEAD_RECORDS]
+    for record in found:
+        if record.projectHash is not UNSET or record.set_ is not UNSET or record.rewindTo is not UNSET:
+            return None
+    if may_overflow(data[: _head_end(data)]):
+        return None
+    return found
+
+
+def _head_end(data: bytes) -> int:
+    """Where the first ``HEAD_RECORDS`` lines that are not empty end."""
+    find, size = data.find, len(data)
+    end = count = 0
+    while count < HEAD_RECORDS and end < size:
+        stop = find(b"\n", end)
+        stop = size if stop < 0 else stop
+        if stop > end:
+            count += 1
+        end = stop + 1
+    return end
+
+
+def turns(data: bytes, source: Source | None = None) -> list[Turn] | None:
+    """The screen's turns of the replayed chain, or None where only the full read tells.
+    ``source``: the session's, whose typed records detection may have decoded (``head``)."""
+    records = take(source, _DECODER) if source is not None else decoded(data, _DECODER)
     if not records:
         return None
     first: dict[str, _Record] = {}
@@ -99,7 +162,7 @@ def turns(data: bytes) -> list[Turn] | None:
             subtype = record.subtype
             if subtype is not None and subtype.__class__ is not str:
                 return None
-            if message is None or record.type == "system" or subtype in _UNSENT:
+            if message is None or message is UNSET or record.type == "system" or subtype in _UNSENT:
                 continue  # not replayed, or no message
             if not _turns(message, record.type, found):
                 return None

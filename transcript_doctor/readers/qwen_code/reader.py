@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from transcript_doctor.model import BrokenLink, Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.plain import Plain
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, Decided, Detection, Reader
 from transcript_doctor.readers.qwen_code.refs import ChainRef, CompressedRef, LineCopyRef, LinkRef, RecordRef
 from transcript_doctor.source import NODE, Container, Line, Source
 
@@ -30,6 +30,9 @@ ENVELOPE_STRINGS = ("uuid", "sessionId", "timestamp", "cwd", "version")
 UNSENT_SUBTYPES = frozenset({"realtime_message", "code_mode_tool_result"})
 # Claude Code envelope keys and uuid-less line types: never in a Qwen record.
 CLAUDE_KEYS = ("userType", "toolUseResult")
+REASON = "uuid/parentUuid chain with Gemini Content messages (`message.parts`, role `model`)"
+# The keys every record of a head this reader claims holds (``_envelope``).
+ENVELOPE_KEYS = frozenset({"type", *ENVELOPE_STRINGS})
 CLAUDE_TYPES = frozenset({"summary", "file-history-snapshot"})
 
 
@@ -99,10 +102,46 @@ class QwenCodeReader(Reader):
                 feature = _qwen_feature(record)
         if not feature:
             return None
-        return self.claim(
-            "uuid/parentUuid chain with Gemini Content messages (`message.parts`, role `model`)",
-            DEFINITIVE,
-        )
+        return self.claim(REASON, DEFINITIVE)
+
+    def decide(self, source: Source) -> Decided | None:
+        """``detect``'s claim from the proof's typed records (``fast.head``: exactly the
+        head's records, none holding a key of Gemini CLI, the reader listed before this
+        one), with no head parsed: ``detect``'s loop asked of the typed fields."""
+        from msgspec import UNSET as unset
+
+        from transcript_doctor.readers.qwen_code import fast  # msgspec: loaded on first use
+
+        records = fast.head(source)
+        if records is None:
+            return None
+        feature = False
+        for record in records:
+            kind, message, parent = record.type, record.message, record.parentUuid
+            if not (
+                kind.__class__ is str
+                and kind in RECORD_TYPES  # never one of CLAUDE_TYPES
+                and record.uuid.__class__ is str
+                and record.sessionId.__class__ is str
+                and record.timestamp.__class__ is str
+                and record.cwd.__class__ is str
+                and record.version.__class__ is str
+                and (parent is None or parent.__class__ is str)
+                and record.userType is unset
+                and record.toolUseResult is unset
+            ):
+                return None
+            if message is not unset:
+                if message is None or message.content is not unset or message.role == "assistant":
+                    return None  # not a Gemini Content, or Claude Code's message
+                if not (message.role in ("user", "model") and bytes(message.parts)[:1] == b"["):
+                    return None
+                feature = True
+            elif not feature:
+                feature = kind == "tool_result" or record.systemPayload is not unset
+        if not feature:
+            return None
+        return Decided(self.claim(REASON, DEFINITIVE), ENVELOPE_KEYS, fast.PROBED)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a chain the screen proves clean: from typed records (``fast``), else
@@ -111,7 +150,7 @@ class QwenCodeReader(Reader):
         if screen is not None and source.container is Container.JSONL:
             from transcript_doctor.readers.qwen_code import fast  # msgspec: loaded on first use
 
-            turns = fast.turns(source.data)
+            turns = fast.turns(source.data, source)
             if turns is not None:
                 return [] if screen.clean(turns) else self.read(source)
         conversations = self.read(source)
