@@ -1,0 +1,110 @@
+"""The typed decoding of small files in one call, and the Claude Code proof's shortcuts,
+are exact: they give what decoding a line at a time and deriving the tree give, on every
+fixture and corpus file and on damaged variants of the Claude Code sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from support import FIXTURES
+from test_fast_path import CLAUDE, SHARED, _content_damage, _files, _id, _variants
+
+from transcript_doctor.readers import typed_lines
+from transcript_doctor.readers.claude_code import fast as claude
+from transcript_doctor.readers.codex import fast as codex
+from transcript_doctor.readers.copilot_cli import fast as copilot
+from transcript_doctor.readers.openworker import fast as openworker
+from transcript_doctor.readers.pi import fast as pi
+from transcript_doctor.readers.qwen_code import fast as qwen
+from transcript_doctor.source import UTF8_PIECE
+
+# Every decoder that reads lines through ``typed_lines.decoded``.
+DECODERS: list[msgspec.json.Decoder[Any]] = [
+    claude._DECODER,
+    claude._PROBE,
+    codex._DECODER,
+    copilot._DECODER,
+    openworker._DECODER,
+    pi._DECODER,
+    qwen._DECODER,
+]
+SMALL = [
+    p
+    for p in [*_files(FIXTURES), *_files(SHARED)]
+    if p.suffix in (".jsonl", ".ndjson") and p.stat().st_size <= UTF8_PIECE
+]
+
+
+def _one_at_a_time(
+    data: bytes, decoder: msgspec.json.Decoder[Any], monkeypatch: pytest.MonkeyPatch
+) -> object:
+    with monkeypatch.context() as patched:
+        patched.setattr(typed_lines, "_at_once", lambda data, decoder: None)
+        return typed_lines.decoded(data, decoder)
+
+
+def _same(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    for decoder in DECODERS:
+        assert typed_lines.decoded(data, decoder) == _one_at_a_time(data, decoder, monkeypatch)
+
+
+def test_there_are_small_files_of_every_decoder() -> None:
+    assert len(SMALL) > 100
+
+
+@pytest.mark.parametrize("path", SMALL, ids=_id)
+def test_small_files_decode_at_once_as_a_line_at_a_time(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same(path.read_bytes(), monkeypatch)
+
+
+@pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
+def test_damaged_sessions_decode_at_once_as_a_line_at_a_time(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = path.read_bytes()
+    for variant in [*_variants(data), *_content_damage(data)]:
+        _same(variant, monkeypatch)
+
+
+LINE = b'{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}'
+ODD = {
+    "empty": b"",
+    "a newline": b"\n",
+    "newlines": b"\n\n",
+    "one line": LINE,
+    "one line ended": LINE + b"\n",
+    "ended twice": LINE + b"\n\n",
+    "an empty line first": b"\n" + LINE,
+    "an empty line between": LINE + b"\n\n" + LINE,
+    "a blank line": LINE + b"\n  \n" + LINE,
+    "a carriage return line": LINE + b"\n\r\n" + LINE,
+    "CRLF": LINE + b"\r\n" + LINE + b"\r\n",
+    "blanks around": b"  " + LINE + b" \t",
+    "two values": LINE + b" " + LINE,
+    "two values bracketed": LINE + b"] [" + LINE,
+    "a line closing the next": LINE[:-1] + b"\n}",
+    "an array": b"[" + LINE + b"]",
+    "a value across lines": b'{"type":\n"user"}',
+    "not an object": b"1\n" + LINE,
+    "a string": b'"x"',
+    "nothing but brackets": b"][",
+    "deep": b'{"x":' + b"[" * 1022 + b"]" * 1022 + b"}",
+    "deeper": b'{"x":' + b"[" * 1023 + b"]" * 1023 + b"}",
+    "deepest": b'{"x":' + b"[" * 1100 + b"]" * 1100 + b"}",
+}
+
+
+@pytest.mark.parametrize("name", ODD)
+def test_odd_texts_decode_at_once_as_a_line_at_a_time(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _same(ODD[name], monkeypatch)
+
+
+def test_a_clean_session_is_decoded_in_one_call() -> None:
+    """The one-call decoding is not a fallback taken by every file."""
+    path = FIXTURES / "claude-code" / "clean-rewound-branch.jsonl"
+    data = path.read_bytes()
+    records = typed_lines._at_once(data, claude._DECODER)
+    assert records is not None and len(records) == len([line for line in data.split(b"\n") if line])
