@@ -13,6 +13,7 @@ from support import FIXTURES
 from test_fast_path import CLAUDE, SHARED, _content_damage, _files, _id, _variants
 
 from transcript_doctor.readers import typed_lines
+from transcript_doctor.readers.claude_code import chain
 from transcript_doctor.readers.claude_code import fast as claude
 from transcript_doctor.readers.codex import fast as codex
 from transcript_doctor.readers.copilot_cli import fast as copilot
@@ -108,3 +109,58 @@ def test_a_clean_session_is_decoded_in_one_call() -> None:
     data = path.read_bytes()
     records = typed_lines._at_once(data, claude._DECODER)
     assert records is not None and len(records) == len([line for line in data.split(b"\n") if line])
+
+
+def _timestamp_key_as_before(value: str) -> float | None:
+    """``chain.timestamp_key`` as it was, through ``calendar.timegm``."""
+    import calendar
+
+    found = chain._ISO.match(value)
+    if found is None:
+        return None
+    year, month, day, hour, minute, second = (int(found.group(i)) for i in range(1, 7))
+    try:
+        seconds: float = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
+    fraction = found.group(7)
+    if fraction:
+        seconds += int(fraction[:6].ljust(6, "0")) / 1_000_000
+    zone = found.group(8)
+    if zone and zone != "Z":
+        sign = -1 if zone[0] == "+" else 1
+        digits = zone[1:].replace(":", "")
+        seconds += sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    return seconds
+
+
+TIMES = [
+    "2025-12-10T19:37:45.343Z",
+    "2025-12-10T19:37:45Z",
+    "2025-12-10 19:37:45.1234567+02:00",
+    "2025-12-10T19:37:45.5-0130",
+    "2024-02-29T00:00:00.000Z",
+    "2023-02-29T00:00:00.000Z",  # no such day: timegm counts on, as Date.parse does not check here either
+    "2025-01-99T99:99:99.000Z",
+    "2025-13-01T00:00:00.000Z",
+    "2025-00-01T00:00:00.000Z",
+    "0000-01-01T00:00:00.000Z",
+    "0001-01-01T00:00:00.000Z",
+    "9999-12-31T23:59:59.999999Z",
+    "1969-12-31T23:59:59.999Z",
+    "\u0662\u0660\u0662\u0665-01-01T00:00:00Z",  # digits of another script: \d takes them
+    "2025-12-10T19:37:45.343Zjunk",
+    "2025-12-10",
+    "",
+]
+
+
+def test_leaf_times_are_read_as_before() -> None:
+    times = list(TIMES)
+    for path in CLAUDE:
+        for record in typed_lines.decoded(path.read_bytes(), claude._DECODER) or ():
+            if record.timestamp:
+                times.append(record.timestamp)
+    assert len(times) > 100
+    for value in times:
+        assert chain.timestamp_key(value) == _timestamp_key_as_before(value), value
