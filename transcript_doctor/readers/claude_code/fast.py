@@ -133,15 +133,16 @@ def candidates(source: Source) -> Iterator[bytes] | None:
     records = decode_once(source, _DECODER)
     if records is None or len(records) > _DECIDED_LINES:
         return None  # a long session: its head costs less to parse than every line to check
+    unset = UNSET
     for record in records:
         message = record.message
         if (
             record.type == "tool_result"
-            or record.systemPayload is not UNSET
-            or record.projectHash is not UNSET
-            or record.set_ is not UNSET
-            or record.rewindTo is not UNSET
-            or (message is not None and (message.parts is not UNSET or message.role == "model"))
+            or record.systemPayload is not unset
+            or record.projectHash is not unset
+            or record.set_ is not unset
+            or record.rewindTo is not unset
+            or (message is not None and (message.parts is not unset or message.role == "model"))
         ):
             return None
     kinds = _ENTRY_KINDS
@@ -294,16 +295,17 @@ def prove_records(
     linear = True  # each chain line's (bridged) parent is the chain line before it
     first = True
     previous: str | None = None  # the last chain line that is no progress line
-    through: dict[str, str | None] = {}  # progress uuid -> what its children are bridged to
+    through: dict[str | None, str | None] = {}  # progress uuid -> what its children are bridged to
     copies: dict[str, list[int]] = {}  # uuid -> the lines that write its chain line again
+    add, keep = known.add, at.append
     for index, record in enumerate(records):
         if record.snipMetadata is not None:
             return False
-        kind = record.type
-        if kind == "summary":
-            continue
         uuid = record.uuid
         if uuid is None:
+            continue
+        kind = record.type
+        if kind == "summary":
             continue
         if uuid in known:
             # Written again: a byte copy of a chain line is no entry (the reader's ``_Scan``
@@ -312,11 +314,11 @@ def prove_records(
                 return False
             continue
         if kind not in CHAIN_KINDS:
-            known.add(uuid)
+            add(uuid)
             continue
         if kind == "system" and record.subtype == "compact_boundary":
             return False
-        at.append(index)
+        keep(index)
         if linear:
             parent = record.parentUuid
             if kind == "progress":
@@ -332,11 +334,12 @@ def prove_records(
                 linear = parent is None or parent in known
                 previous = uuid
             else:
-                linear = (through.get(parent, parent) if parent is not None else None) == previous
+                # (no progress uuid is None: a parent of None is looked up as itself)
+                linear = through.get(parent, parent) == previous
                 previous = uuid
         elif kind == "progress":
             bridged = True
-        known.add(uuid)
+        add(uuid)
     if linear and shortcut:
         last = len(at)
         while last and records[at[last - 1]].type not in TURN_KINDS:
@@ -485,7 +488,12 @@ def _turns(chain: list[int], records: list[_Record], copied: dict[str, list[int]
         kind = record.type
         if kind == "assistant":
             message = record.message
-            msg_id = (message.id or None) if message is not None else None
+            if message is None:
+                msg_id, doubted = None, False
+            else:
+                msg_id, doubted = message.id or None, record.isApiErrorMessage is True
+            if copied and record.uuid in copied:
+                doubted = True
             at = responses.get(msg_id) if msg_id is not None else None
             if at is not None and not (stops and stops[-1] > at):
                 response = runs[at]
@@ -495,7 +503,6 @@ def _turns(chain: list[int], records: list[_Record], copied: dict[str, list[int]
                 if msg_id is not None:
                     responses[msg_id] = len(runs)
                 runs.append(response)
-            doubted = (message is not None and record.isApiErrorMessage is True) or record.uuid in copied
             response.append(_DOUBTED if doubted else message)
         elif kind == "user":
             if last is not None and last.__class__ is _Run:
