@@ -164,3 +164,42 @@ def test_leaf_times_are_read_as_before() -> None:
     assert len(times) > 100
     for value in times:
         assert chain.timestamp_key(value) == _timestamp_key_as_before(value), value
+
+
+def _foreign(data: bytes) -> list[bytes]:
+    """A key of another layout's lines (``fast._Foreign``) on one line, any line: no typed
+    records then, so detection parses the head and the full read reads the file."""
+    lines = data.split(b"\n")
+    found: list[bytes] = []
+    for i, line in enumerate(lines[:40]):
+        if line.startswith(b"{"):
+            found += [
+                b"\n".join([*lines[:i], changed, *lines[i + 1 :]])
+                for changed in (
+                    b'{"projectHash":"x",' + line[1:],
+                    b'{"$set":{},' + line[1:],
+                    b'{"$rewindTo":null,' + line[1:],
+                    b'{"systemPayload":1,' + line[1:],
+                    line.replace(b'"message":{', b'"message":{"parts":[],', 1),
+                )
+            ]
+    return found
+
+
+@pytest.mark.parametrize("path", CLAUDE, ids=lambda p: p.name)
+def test_a_foreign_key_on_any_line_is_linted_as_the_full_read(path: Path) -> None:
+    from test_fast_path import _options
+
+    from transcript_doctor import engine
+    from transcript_doctor.reporters import record
+
+    data = path.read_bytes()
+    undecoded = 0
+    for variant in _foreign(data) if len(data) < 40_000 else []:
+        undecoded += typed_lines.decoded(variant, claude._DECODER) is None
+        fast, full = (engine.lint_bytes(path.name, variant, _options(screen)) for screen in (True, False))
+        assert (fast.reader, [record(fast, f) for f in fast.findings]) == (
+            full.reader,
+            [record(full, f) for f in full.findings],
+        )
+    assert undecoded or len(data) >= 40_000

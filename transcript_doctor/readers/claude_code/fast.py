@@ -35,7 +35,7 @@ lines carry ``harness`` into the model, as the full read's do.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
@@ -52,6 +52,11 @@ from transcript_doctor.readers.claude_code.chain import (
 from transcript_doctor.readers.typed_lines import decode_once, decoded, segments, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
+# A key Claude Code never writes and a look-alike layout's lines hold: any value of it fails
+# the decoding (no int is both at least 1 and at most 0), so a file holding one has no
+# typed records: detection parses its head (``candidates``), the full read reads it.
+_Foreign = Annotated[int, msgspec.Meta(ge=1, le=0)]
+
 
 class _Block(msgspec.Struct):
     type: str = ""
@@ -66,7 +71,7 @@ class _Message(msgspec.Struct):
     content: str | list[_Block] | None = None
     # Read only by detection (``candidates``): Qwen Code's look-alike envelope.
     role: Any = UNSET
-    parts: Raw | UnsetType = UNSET
+    parts: _Foreign | UnsetType = UNSET
 
 
 class _Record(msgspec.Struct):
@@ -82,11 +87,11 @@ class _Record(msgspec.Struct):
     # Read only to build from a doubt (``FileRef``): any type, as the full read takes them.
     leafUuid: Any = None  # summary lines
     logicalParentUuid: Any = None
-    # Read only by detection (``candidates``): whether a line holds them at all.
-    systemPayload: Raw | UnsetType = UNSET  # Qwen Code
-    projectHash: Raw | UnsetType = UNSET  # the keys the registry shows Gemini CLI (PROBED)
-    set_: Raw | UnsetType = msgspec.field(default=UNSET, name="$set")
-    rewindTo: Raw | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
+    # For detection (``candidates``): no line holds them.
+    systemPayload: _Foreign | UnsetType = UNSET  # Qwen Code
+    projectHash: _Foreign | UnsetType = UNSET  # the keys the registry shows Gemini CLI (PROBED)
+    set_: _Foreign | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: _Foreign | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
 
 
 _DECODER = msgspec.json.Decoder(_Record)
@@ -112,7 +117,7 @@ _PROBE = msgspec.json.Decoder(_Probe)
 # (harness-written text) or one written again byte for byte (TD403).
 _DOUBTED = _Message()
 _COPIES = 8  # the most lines written again that the proof compares (each costs a scan)
-# The keys whose presence every decoded line records (``candidates``: none holds them).
+# Keys no decoded line holds (``_Foreign``).
 PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
 UNSEEN = PROBED | frozenset(_Probe.__struct_fields__)  # ``metadata_lines``: none holds them
 _ENTRY_KINDS = frozenset({"user", "assistant"})
@@ -125,25 +130,20 @@ def candidates(source: Source) -> Iterator[bytes] | None:
     parses them with orjson, the head's parser, and asks ``_entry_like`` of them), or
     None when the typed records cannot settle detection.
 
-    Every line is decoded (``decode_once``: the proof takes the records), and none may
-    hold a key of ``PROBED`` or a signal of Qwen Code's envelope (``reader._foreign``):
+    Every line is decoded (``decode_once``: the proof takes the records), so none holds
+    a key of ``PROBED`` or ``systemPayload`` or ``message.parts`` (``_Foreign``), and
+    none may hold the other signals of Qwen Code's envelope (``reader._foreign``):
     the head is a subset of the lines, whichever lines orjson refuses (msgspec skips a
     number beyond a double, orjson refuses it: such a line is not in the head, so only
     the candidate the reader parses speaks for the head)."""
     records = decode_once(source, _DECODER)
     if records is None or len(records) > _DECIDED_LINES:
         return None  # a long session: its head costs less to parse than every line to check
-    unset = UNSET
     for record in records:
+        if record.type == "tool_result":
+            return None
         message = record.message
-        if (
-            record.type == "tool_result"
-            or record.systemPayload is not unset
-            or record.projectHash is not unset
-            or record.set_ is not unset
-            or record.rewindTo is not unset
-            or (message is not None and (message.parts is not unset or message.role == "model"))
-        ):
+        if message is not None and message.role == "model":
             return None
     kinds = _ENTRY_KINDS
     wanted = (i for i, r in enumerate(records[:HEAD_RECORDS]) if r.type in kinds and r.uuid is not None)
