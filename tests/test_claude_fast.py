@@ -203,3 +203,46 @@ def test_a_foreign_key_on_any_line_is_linted_as_the_full_read(path: Path) -> Non
             [record(full, f) for f in full.findings],
         )
     assert undecoded or len(data) >= 40_000
+
+
+def _tree_as_before(
+    records: list[Any], at: list[int], known: set[str], bridged: bool
+) -> tuple[list[int], int | None] | None:
+    """The chain derived from an entry per chain line, progress lines too, bridged and
+    dropped by ``chain.load``: what the proof derived before ``_tree``."""
+    entries = claude._entries(records, at)
+    if not known.issuperset([e.parent for e in entries.values() if e.parent is not None]):
+        return None
+    if bridged:
+        chain.load(entries, set(), None, -1)
+    leaf = chain.newest_leaf(entries)
+    walked = chain.walk(entries, leaf) if leaf is not None else []
+    return [e.index for e in walked], leaf.index if leaf is not None else None
+
+
+@pytest.mark.parametrize("path", CLAUDE + [p for p in SMALL if "claude" in p.parent.name], ids=_id)
+def test_the_tree_is_derived_as_before(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_tree`` makes no entry for a progress line (``chain.resolve`` bridges past it):
+    the same chain and leaf as bridging and dropping entries, for every session and
+    every damage of it, every chain derived as a tree."""
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.catalog import load
+
+    asked: list[tuple[Any, ...]] = []
+
+    def tree(records: list[Any], at: list[int], known: set[str], bridged: bool) -> object:
+        asked.append((records, at, known, bridged))
+        return derive(records, at, known, bridged)
+
+    derive = claude._tree
+    monkeypatch.setattr(claude, "_tree", tree)
+    data = path.read_bytes()
+    variants = [data] if len(data) > 40_000 else [data, *_variants(data), *_content_damage(data)]
+    screen = Screen(load())
+    for variant in variants:
+        claude.prove_records(typed_lines.decoded(variant, claude._DECODER), screen, False, variant)
+    assert asked or b'"uuid"' not in data
+    for records, at, known, bridged in asked:
+        derived = derive(records, at, known, bridged)
+        made = None if derived is None else ([e.index for e in derived[0]], derived[1] and derived[1].index)
+        assert made == _tree_as_before(records, at, known, bridged)

@@ -107,6 +107,16 @@ def _bridge(entries: dict[str, Entry], gone: set[str], link: Callable[[Entry], s
         del entries[uuid]
 
 
+def resolve(entries: dict[str, Entry], gone: dict[str, str | None]) -> None:
+    """Point every entry past the bridged lines ``gone`` (uuid -> the parent its own line
+    names) that have no entry, as ``_bridge`` points them past entries it then drops: the
+    typed proof makes no entry for a progress line."""
+    memo: dict[str, str | None] = {}
+    for entry in entries.values():
+        start = entry.parent
+        entry.resolved = _skip(start, gone, memo) if start in gone else start
+
+
 def _skip(start: str | None, targets: dict[str, str | None], memo: dict[str, str | None]) -> str | None:
     path: list[str] = []
     on_path: set[str] = set()

@@ -45,8 +45,8 @@ from transcript_doctor.readers.claude_code.chain import (
     CHAIN_KINDS,
     TURN_KINDS,
     Entry,
-    load,
     newest_leaf,
+    resolve,
     walk,
 )
 from transcript_doctor.readers.typed_lines import decode_once, decoded, segments, take
@@ -384,18 +384,46 @@ def _prove_tree(
     copies: dict[str, list[int]],
 ) -> bool | Doubt:
     """``prove_records`` of any session: its chain derived as ``chain`` derives it."""
-    entries = _entries(records, at)
-    if not known.issuperset([entry.parent for entry in entries.values() if entry.parent is not None]):
+    derived = _tree(records, at, known, bridged)
+    if derived is None:
         return False  # TD404
-    if bridged:
-        load(entries, set(), None, -1)  # drops the bridged lines (``Doubt.written`` keeps them)
-    leaf = newest_leaf(entries)
-    chain = walk(entries, leaf) if leaf is not None else []
+    chain, leaf = derived
     if screen.clean(_turns([entry.index for entry in chain], records, copies)):
         return True
     # Doubted (a block the screen does not know included): the structure is the proof's,
     # the parts from the cut on are the full read's (``reader._doubted``).
     return Doubt(records, at, copies, chain=chain, leaf=leaf)
+
+
+def _tree(
+    records: list[_Record], at: list[int], known: set[str], bridged: bool
+) -> tuple[list[Entry], Entry | None] | None:
+    """The chain and its leaf, as ``chain.load``, ``newest_leaf`` and ``walk`` derive them
+    from an entry per chain line (``at``); None when a link names a uuid no line has.
+
+    A progress line gets no entry: ``chain.load`` would only bridge its children past it
+    and drop it (``chain.resolve``, from the links the records hold), and a sub-agent's
+    session is half progress lines."""
+    if not bridged:
+        entries = _entries(records, at)
+        gone: dict[str, str | None] = {}
+    else:
+        gone = {}
+        kept = []
+        for index in at:
+            record = records[index]
+            if record.type == "progress":
+                gone[record.uuid] = record.parentUuid  # type: ignore[index]
+            else:
+                kept.append(index)
+        entries = _entries(records, kept)
+    parents = [entry.parent for entry in entries.values() if entry.parent is not None]
+    if not known.issuperset(parents) or not known.issuperset([p for p in gone.values() if p is not None]):
+        return None
+    if gone:
+        resolve(entries, gone)
+    leaf = newest_leaf(entries)
+    return (walk(entries, leaf) if leaf is not None else []), leaf
 
 
 def _entries(records: list[_Record], at: list[int]) -> dict[str, Entry]:
