@@ -10,10 +10,10 @@ Everything here is iterative: chains can be 100k entries deep.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 
 from transcript_doctor.model import Part
 
@@ -23,6 +23,7 @@ TURN_KINDS = frozenset({"user", "assistant"})
 CHAIN_KINDS = frozenset({"user", "assistant", "system", "attachment", "progress"})
 BRIDGED_KINDS = frozenset({"progress"})
 
+_EPOCH_DAY = date(1970, 1, 1).toordinal()
 _ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)?\Z")
 
 
@@ -58,19 +59,21 @@ class Segment:
 
 
 def timestamp_key(value: str) -> float | None:
-    """Seconds since the epoch like ``Date.parse``; None where it would give NaN."""
+    """Seconds since the epoch like ``Date.parse``; None where it would give NaN.
+
+    ``calendar.timegm`` inline (only the year and month are checked, as there): a session
+    with parallel calls has a leaf per call, and each leaf's time is asked."""
     found = _ISO.match(value)
     if found is None:
         return None
-    year, month, day, hour, minute, second = (int(found.group(i)) for i in range(1, 7))
+    year, month, day, hour, minute, second, fraction, zone = found.groups()
     try:
-        seconds: float = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+        days = date(int(year), int(month), 1).toordinal() - _EPOCH_DAY + int(day) - 1
     except (ValueError, OverflowError):
         return None
-    fraction = found.group(7)
+    seconds: float = ((days * 24 + int(hour)) * 60 + int(minute)) * 60 + int(second)
     if fraction:
         seconds += int(fraction[:6].ljust(6, "0")) / 1_000_000
-    zone = found.group(8)
     if zone and zone != "Z":
         sign = -1 if zone[0] == "+" else 1
         digits = zone[1:].replace(":", "")
@@ -102,6 +105,16 @@ def _bridge(entries: dict[str, Entry], gone: set[str], link: Callable[[Entry], s
         entry.resolved = _skip(start, targets, memo) if start in targets else start
     for uuid in gone:
         del entries[uuid]
+
+
+def resolve(entries: dict[str, Entry], gone: dict[str, str | None]) -> None:
+    """Point every entry past the bridged lines ``gone`` (uuid -> the parent its own line
+    names) that have no entry, as ``_bridge`` points them past entries it then drops: the
+    typed proof makes no entry for a progress line."""
+    memo: dict[str, str | None] = {}
+    for entry in entries.values():
+        start = entry.parent
+        entry.resolved = _skip(start, gone, memo) if start in gone else start
 
 
 def _skip(start: str | None, targets: dict[str, str | None], memo: dict[str, str | None]) -> str | None:

@@ -35,7 +35,7 @@ lines carry ``harness`` into the model, as the full read's do.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
@@ -45,12 +45,17 @@ from transcript_doctor.readers.claude_code.chain import (
     CHAIN_KINDS,
     TURN_KINDS,
     Entry,
-    load,
     newest_leaf,
+    resolve,
     walk,
 )
 from transcript_doctor.readers.typed_lines import decode_once, decoded, segments, take
 from transcript_doctor.source import HEAD_RECORDS, Source
+
+# A key Claude Code never writes and a look-alike layout's lines hold: any value of it fails
+# the decoding (no int is both at least 1 and at most 0), so a file holding one has no
+# typed records: detection parses its head (``candidates``), the full read reads it.
+_Foreign = Annotated[int, msgspec.Meta(ge=1, le=0)]
 
 
 class _Block(msgspec.Struct):
@@ -66,7 +71,7 @@ class _Message(msgspec.Struct):
     content: str | list[_Block] | None = None
     # Read only by detection (``candidates``): Qwen Code's look-alike envelope.
     role: Any = UNSET
-    parts: Raw | UnsetType = UNSET
+    parts: _Foreign | UnsetType = UNSET
 
 
 class _Record(msgspec.Struct):
@@ -82,11 +87,11 @@ class _Record(msgspec.Struct):
     # Read only to build from a doubt (``FileRef``): any type, as the full read takes them.
     leafUuid: Any = None  # summary lines
     logicalParentUuid: Any = None
-    # Read only by detection (``candidates``): whether a line holds them at all.
-    systemPayload: Raw | UnsetType = UNSET  # Qwen Code
-    projectHash: Raw | UnsetType = UNSET  # the keys the registry shows Gemini CLI (PROBED)
-    set_: Raw | UnsetType = msgspec.field(default=UNSET, name="$set")
-    rewindTo: Raw | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
+    # For detection (``candidates``): no line holds them.
+    systemPayload: _Foreign | UnsetType = UNSET  # Qwen Code
+    projectHash: _Foreign | UnsetType = UNSET  # the keys the registry shows Gemini CLI (PROBED)
+    set_: _Foreign | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: _Foreign | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
 
 
 _DECODER = msgspec.json.Decoder(_Record)
@@ -112,7 +117,7 @@ _PROBE = msgspec.json.Decoder(_Probe)
 # (harness-written text) or one written again byte for byte (TD403).
 _DOUBTED = _Message()
 _COPIES = 8  # the most lines written again that the proof compares (each costs a scan)
-# The keys whose presence every decoded line records (``candidates``: none holds them).
+# Keys no decoded line holds (``_Foreign``).
 PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
 UNSEEN = PROBED | frozenset(_Probe.__struct_fields__)  # ``metadata_lines``: none holds them
 _ENTRY_KINDS = frozenset({"user", "assistant"})
@@ -125,8 +130,9 @@ def candidates(source: Source) -> Iterator[bytes] | None:
     parses them with orjson, the head's parser, and asks ``_entry_like`` of them), or
     None when the typed records cannot settle detection.
 
-    Every line is decoded (``decode_once``: the proof takes the records), and none may
-    hold a key of ``PROBED`` or a signal of Qwen Code's envelope (``reader._foreign``):
+    Every line is decoded (``decode_once``: the proof takes the records), so none holds
+    a key of ``PROBED`` or ``systemPayload`` or ``message.parts`` (``_Foreign``), and
+    none may hold the other signals of Qwen Code's envelope (``reader._foreign``):
     the head is a subset of the lines, whichever lines orjson refuses (msgspec skips a
     number beyond a double, orjson refuses it: such a line is not in the head, so only
     the candidate the reader parses speaks for the head)."""
@@ -134,15 +140,10 @@ def candidates(source: Source) -> Iterator[bytes] | None:
     if records is None or len(records) > _DECIDED_LINES:
         return None  # a long session: its head costs less to parse than every line to check
     for record in records:
+        if record.type == "tool_result":
+            return None
         message = record.message
-        if (
-            record.type == "tool_result"
-            or record.systemPayload is not UNSET
-            or record.projectHash is not UNSET
-            or record.set_ is not UNSET
-            or record.rewindTo is not UNSET
-            or (message is not None and (message.parts is not UNSET or message.role == "model"))
-        ):
+        if message is not None and message.role == "model":
             return None
     kinds = _ENTRY_KINDS
     wanted = (i for i, r in enumerate(records[:HEAD_RECORDS]) if r.type in kinds and r.uuid is not None)
@@ -294,16 +295,17 @@ def prove_records(
     linear = True  # each chain line's (bridged) parent is the chain line before it
     first = True
     previous: str | None = None  # the last chain line that is no progress line
-    through: dict[str, str | None] = {}  # progress uuid -> what its children are bridged to
+    through: dict[str | None, str | None] = {}  # progress uuid -> what its children are bridged to
     copies: dict[str, list[int]] = {}  # uuid -> the lines that write its chain line again
+    add, keep = known.add, at.append
     for index, record in enumerate(records):
         if record.snipMetadata is not None:
             return False
-        kind = record.type
-        if kind == "summary":
-            continue
         uuid = record.uuid
         if uuid is None:
+            continue
+        kind = record.type
+        if kind == "summary":
             continue
         if uuid in known:
             # Written again: a byte copy of a chain line is no entry (the reader's ``_Scan``
@@ -312,11 +314,11 @@ def prove_records(
                 return False
             continue
         if kind not in CHAIN_KINDS:
-            known.add(uuid)
+            add(uuid)
             continue
         if kind == "system" and record.subtype == "compact_boundary":
             return False
-        at.append(index)
+        keep(index)
         if linear:
             parent = record.parentUuid
             if kind == "progress":
@@ -332,11 +334,12 @@ def prove_records(
                 linear = parent is None or parent in known
                 previous = uuid
             else:
-                linear = (through.get(parent, parent) if parent is not None else None) == previous
+                # (no progress uuid is None: a parent of None is looked up as itself)
+                linear = through.get(parent, parent) == previous
                 previous = uuid
         elif kind == "progress":
             bridged = True
-        known.add(uuid)
+        add(uuid)
     if linear and shortcut:
         last = len(at)
         while last and records[at[last - 1]].type not in TURN_KINDS:
@@ -381,18 +384,46 @@ def _prove_tree(
     copies: dict[str, list[int]],
 ) -> bool | Doubt:
     """``prove_records`` of any session: its chain derived as ``chain`` derives it."""
-    entries = _entries(records, at)
-    if not known.issuperset([entry.parent for entry in entries.values() if entry.parent is not None]):
+    derived = _tree(records, at, known, bridged)
+    if derived is None:
         return False  # TD404
-    if bridged:
-        load(entries, set(), None, -1)  # drops the bridged lines (``Doubt.written`` keeps them)
-    leaf = newest_leaf(entries)
-    chain = walk(entries, leaf) if leaf is not None else []
+    chain, leaf = derived
     if screen.clean(_turns([entry.index for entry in chain], records, copies)):
         return True
     # Doubted (a block the screen does not know included): the structure is the proof's,
     # the parts from the cut on are the full read's (``reader._doubted``).
     return Doubt(records, at, copies, chain=chain, leaf=leaf)
+
+
+def _tree(
+    records: list[_Record], at: list[int], known: set[str], bridged: bool
+) -> tuple[list[Entry], Entry | None] | None:
+    """The chain and its leaf, as ``chain.load``, ``newest_leaf`` and ``walk`` derive them
+    from an entry per chain line (``at``); None when a link names a uuid no line has.
+
+    A progress line gets no entry: ``chain.load`` would only bridge its children past it
+    and drop it (``chain.resolve``, from the links the records hold), and a sub-agent's
+    session is half progress lines."""
+    if not bridged:
+        entries = _entries(records, at)
+        gone: dict[str, str | None] = {}
+    else:
+        gone = {}
+        kept = []
+        for index in at:
+            record = records[index]
+            if record.type == "progress":
+                gone[record.uuid] = record.parentUuid  # type: ignore[index]
+            else:
+                kept.append(index)
+        entries = _entries(records, kept)
+    parents = [entry.parent for entry in entries.values() if entry.parent is not None]
+    if not known.issuperset(parents) or not known.issuperset([p for p in gone.values() if p is not None]):
+        return None
+    if gone:
+        resolve(entries, gone)
+    leaf = newest_leaf(entries)
+    return (walk(entries, leaf) if leaf is not None else []), leaf
 
 
 def _entries(records: list[_Record], at: list[int]) -> dict[str, Entry]:
@@ -485,7 +516,12 @@ def _turns(chain: list[int], records: list[_Record], copied: dict[str, list[int]
         kind = record.type
         if kind == "assistant":
             message = record.message
-            msg_id = (message.id or None) if message is not None else None
+            if message is None:
+                msg_id, doubted = None, False
+            else:
+                msg_id, doubted = message.id or None, record.isApiErrorMessage is True
+            if copied and record.uuid in copied:
+                doubted = True
             at = responses.get(msg_id) if msg_id is not None else None
             if at is not None and not (stops and stops[-1] > at):
                 response = runs[at]
@@ -495,7 +531,6 @@ def _turns(chain: list[int], records: list[_Record], copied: dict[str, list[int]
                 if msg_id is not None:
                     responses[msg_id] = len(runs)
                 runs.append(response)
-            doubted = (message is not None and record.isApiErrorMessage is True) or record.uuid in copied
             response.append(_DOUBTED if doubted else message)
         elif kind == "user":
             if last is not None and last.__class__ is _Run:
