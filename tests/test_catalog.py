@@ -156,6 +156,63 @@ def _texts(markers: tuple[catalog.Marker, ...]) -> list[str]:
     return examples
 
 
+def _asked_of_each(found: catalog.Catalog, text: str) -> tuple[object, object, object]:
+    """``whole_match(text.strip(), False)``, ``distinctive_in`` and ``partial_suffix``
+    asked of each marker in turn, with no search before."""
+    stripped, tail = text.strip(), text.rstrip()
+    model = [m for m in found.markers if not m.harness_only]
+    whole = [m for m in model if m.text == stripped] + [
+        next(
+            (m for m in found.markers if m.regex is not None and not m.harness_only and m.matches(stripped)),
+            None,
+        )
+    ]
+    whole_found = min((m for m in whole if m is not None), key=found.markers.index, default=None)
+    inside = next(
+        (
+            (m, words)
+            for m in found.markers
+            if m.distinctive and m.kind != catalog.PARTIAL_SUFFIX
+            for words in [m.find(text)]
+            if words is not None
+        ),
+        None,
+    )
+    suffix = next(
+        (m for m in found.markers if m.kind == catalog.PARTIAL_SUFFIX and m.text and tail.endswith(m.text)),
+        None,
+    )
+    return whole_found, inside, suffix
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_the_searches_before_the_markers_rule_out_no_marker(tmp_path, extra: bool) -> None:
+    """Each method's first search (one for all markers) finds what asking each marker
+    finds: with the shipped catalog, and with a user pattern that cannot join them."""
+    paths: tuple[Path, ...] = ()
+    if extra:
+        mine = tmp_path / "mine.json"
+        entry = {
+            "id": "grouped",
+            "kind": "placeholder",
+            "pattern": "(no|nil) reply",
+            "example": "no reply",
+            "distinctive": True,
+            "vendor": "me",
+            "source": "me",
+        }
+        mine.write_text(json.dumps({"markers": [entry]}))
+        paths = (mine,)
+    found = catalog.load(paths)
+    for text in [*_texts(found.markers), "no reply", "say nil reply now", "an ordinary reply"]:
+        asked = (
+            found.whole_match(text.strip(), False),
+            found.distinctive_in(text),
+            found.partial_suffix(text),
+        )
+        assert asked == _asked_of_each(found, text), text
+
+
 @pytest.mark.parametrize("extra", [False, True])
 def test_flags_model_text_answers_as_the_markers_one_by_one(tmp_path, extra: bool) -> None:
     paths: tuple[Path, ...] = ()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -170,14 +169,20 @@ class Catalog(Value):
 
     def _may_occur(self, text: str) -> bool:
         """False when no marker that can flag model text occurs in ``text``: one search
-        instead of one per marker, for the nearly every text that holds none."""
+        instead of one per marker, for a catalog whose markers cannot share the searches
+        of ``_model_checks`` (else each method asks its own, far cheaper)."""
         anywhere = self._anywhere
         return anywhere is None or anywhere.search(text) is not None
 
     def whole_match(self, stripped: str, harness_written: bool) -> Marker | None:
         """The marker that is this whole (trimmed) text, if any (first in catalog order)."""
-        if not harness_written and not self._may_occur(stripped):
-            return None
+        if not harness_written:
+            checks = self._model_checks
+            if checks is None:
+                if not self._may_occur(stripped):
+                    return None
+            elif stripped not in checks[2] and checks[1].fullmatch(stripped) is None:
+                return None  # the texts and patterns a model reply may be, asked at once
         found = [m for m in self._exact.get(stripped, ()) if harness_written or not m.harness_only]
         for marker in self._patterns:
             if (harness_written or not marker.harness_only) and marker.matches(stripped):
@@ -187,7 +192,8 @@ class Catalog(Value):
 
     def distinctive_in(self, text: str) -> tuple[Marker, str] | None:
         """A distinctive marker inside a text, with the words that matched (TD203)."""
-        if not self._may_occur(text):
+        checks = self._model_checks
+        if not (self._may_occur(text) if checks is None else checks[0].search(text) is not None):
             return None
         for marker in self.markers:
             if marker.distinctive and marker.kind != PARTIAL_SUFFIX:
@@ -196,17 +202,9 @@ class Catalog(Value):
                     return marker, found
         return None
 
-    def mention_search(self) -> Callable[[str], object] | None:
-        """A search that finds nothing in a text (nor in its trimmed form, where anchored
-        patterns match) only if the text, not being harness-written, can be neither a
-        whole match, nor hold a distinctive marker, nor end with a partial one; None when
-        the markers cannot share one search."""
-        anywhere = self._anywhere
-        return None if anywhere is None else anywhere.search
-
     def partial_suffix(self, text: str) -> Marker | None:
         """A vendor's partial-turn marker that ends this text (TD101)."""
-        if not self._may_occur(text):
+        if self._model_checks is None and not self._may_occur(text):
             return None
         tail = text.rstrip()
         for marker in self.markers:

@@ -58,17 +58,14 @@ Turn = tuple[int, str | None, tuple[Hashable, ...]]
 class Screen:
     def __init__(self, catalog: Catalog) -> None:
         self._catalog = catalog
-        self._search = catalog.mention_search() or (lambda text: True)
         self.cut = 0  # after a doubt: the message a conversation may be built from
         self.before: frozenset[Hashable] = frozenset()  # the call ids of the turns before it
 
     def _flagged(self, text: str, stripped: str, calls: bool, final: bool = True) -> bool:
         """What TD101/TD201/TD202/TD203 would flag in an assistant text, asked the way
-        they ask it, after one search that rules out nearly every text (``final``: asked
-        for TD101's partial suffix too)."""
-        search = self._search
-        if search(text) is None and (stripped is text or search(stripped) is None):
-            return False
+        they ask it (``final``: asked for TD101's partial suffix too).  (A search for every
+        marker first would cost ten times as much: one alternation of them all tries each
+        at every position of the text; ``flags_model_text`` asks a few anchored ones.)"""
         # (a turn that calls a tool is model output whatever its text says: no whole or
         # partial marker is asked of it)
         return self._catalog.flags_model_text(text, stripped, calls, final)
@@ -85,17 +82,13 @@ class Screen:
         a doubted conversation is built whole (``cut`` is not set).  The replies are the
         conversations' own, with no prompt appended: asked as ``clean(turns,
         exact_end=True)`` asks them."""
-        search, flags = self._search, self._catalog.flags_model_text
+        flags = self._catalog.flags_model_text
         doubted: list[int] = []
         for index, text in enumerate(texts):
             stripped = text.strip()
             if (
                 not stripped  # TD103
-                # ``_flagged``, its first search inline: it rules out nearly every text
-                or (
-                    (search(text) is not None or (stripped is not text and search(stripped) is not None))
-                    and flags(text, stripped, False, index in finals)
-                )
+                or flags(text, stripped, False, index in finals)  # ``_flagged``
                 or (text[-1].isspace() and index in finals)  # TD102, or a partial turn
             ):
                 doubted.append(index)
