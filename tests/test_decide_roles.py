@@ -1,5 +1,7 @@
-"""Detection of role-line layouts without a head: ``decide`` of Mistral Vibe, Kimi CLI and
-openworker gives what asking every reader gives.
+"""Detection of role-line layouts without a head: ``decide`` of Mistral Vibe and openworker
+gives what asking every reader gives.  (Kimi CLI has none: its read parses every line with
+orjson, so the head's records are its read's, and a decision from typed records cost more
+than it saved.)
 
 Their lines all hold a ``role``, which several readers of the registry may claim, so a
 decision names the readers it found unable to outscore it (``Decided.beaten``) besides the
@@ -27,7 +29,7 @@ from transcript_doctor import readers
 from transcript_doctor.source import NotJson, Source, sniff
 
 SHARED = ROOT.parent / "shared" / "corpus"
-DECIDERS = ("mistral_vibe",)
+DECIDERS = ("openworker", "mistral_vibe")
 _ENTRIES = [e for e in readers._MODULES if e.jsonl != readers.NEVER]
 _POSITION = {e.module: i for i, e in enumerate(_ENTRIES)}
 _MARKERS = {e.module: e.markers for e in _ENTRIES if e.module in DECIDERS}
@@ -213,10 +215,23 @@ def check(data: bytes, path: str) -> readers.Detection | None:
     return decided_by
 
 
+def _long(data: bytes, module: str) -> bytes:
+    """An openworker conversation made as long as the proof takes (``TYPED_FROM`` lines:
+    decided only then), its lines after the first written again; others as they are."""
+    if module != "openworker":
+        return data
+    from transcript_doctor.readers.openworker.reader import TYPED_FROM
+
+    lines = data.splitlines(keepends=True)
+    while data.count(b"\n") < TYPED_FROM:
+        data += b"".join(lines[1:]) if data.endswith(b"\n") else b"\n" + b"".join(lines[1:])
+    return data
+
+
 def _proved(module: str, lines: int = 4) -> int:
     decided = 0
     for path in _files(module):
-        data = path.read_bytes()
+        data = _long(path.read_bytes(), module)
         if len(data) > 60_000:
             check(data, _id(path))
             continue
@@ -236,7 +251,7 @@ def _without_head(module: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, in
     no head parsed, and how many were tried; each as asking every reader answers."""
     files = [p for p in _files(module) if FIXTURES in p.parents]
     expected = {
-        (p, name): _named(readers.detect(sniff(name, p.read_bytes()), every=True))
+        (p, name): _named(readers.detect(sniff(name, _long(p.read_bytes(), module)), every=True))
         for p in files
         for name in (_id(p), "moved.jsonl")
     }
@@ -249,7 +264,7 @@ def _without_head(module: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, in
         patch.setattr(Source, "head", refuse)
         for (path, name), answer in expected.items():
             try:
-                found = _named(readers.detect(sniff(name, path.read_bytes())))
+                found = _named(readers.detect(sniff(name, _long(path.read_bytes(), module))))
             except AssertionError:
                 continue
             assert found == answer
@@ -276,3 +291,31 @@ def test_what_a_vibe_decision_knows_of_other_readers_is_theirs() -> None:
     assert {field.encode_name for field in msgspec.structs.fields(fast._Line)} == vibe.PLAIN_KEYS
     assert vibe.OPENWORKER_PATH.pattern == openworker.PATH.pattern
     assert fast._ROLES == vibe.ROLES
+
+
+def test_openworker_decisions_are_what_the_head_gives() -> None:
+    assert len(_files("openworker")) >= 10
+    assert _proved("openworker") > 1000
+
+
+def test_openworker_conversations_are_detected_without_a_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    decided, tried = _without_head("openworker", monkeypatch)
+    assert tried >= 20 and decided > tried * 0.8
+
+
+def test_what_an_openworker_decision_knows_of_other_readers_is_theirs() -> None:
+    """Every other JSONL reader that could outscore an openworker decision and that it does
+    not name as beaten is shown files only by keys of ``fast.ABSENT``."""
+    from transcript_doctor.readers.openworker import fast
+    from transcript_doctor.readers.openworker import reader as openworker
+
+    position = _POSITION["openworker"]
+    for entry in _ENTRIES:
+        if entry.module == "openworker" or entry.module in openworker._BEATEN:
+            continue
+        if entry.most < readers.SPECIFIC or (
+            entry.most == readers.SPECIFIC and _POSITION[entry.module] > position
+        ):
+            continue
+        assert entry.jsonl is not None and entry.jsonl <= fast.ABSENT, entry.module
+    assert fast._ROLES == openworker.ROLES

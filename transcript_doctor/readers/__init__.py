@@ -43,11 +43,11 @@ class Registered:
         unless: Collection[str] = (),
         markers: tuple[bytes, ...] = (),
         most: int = DEFINITIVE,
-        lead: bytes = b"",
+        lead: tuple[bytes, ...] = (),
     ) -> None:
         self.module = module
         self.most = most
-        # Bytes the file starts with, without which its markers are not looked for: a
+        # Bytes one of which the file starts with, or its markers are not looked for: a
         # marker missed costs a search of the first ``MARKED`` bytes of every JSONL file.
         self.lead = lead
         self.jsonl = jsonl
@@ -68,7 +68,10 @@ class Registered:
         return keys is None or (not wanted.isdisjoint(keys) and self.unless.isdisjoint(keys))
 
 
-ROLE_LEAD = b'{"role"'  # a file whose first record starts with its role
+# A file whose first line starts with a chat role, as Python's json.dumps writes it (not
+# Kimi CLI's control record, nor compact JSON).  Mistral Vibe keeps its system prompt in
+# meta.json: a session starts with a prompt (openworker's with its system prompt).
+CHAT_LEAD = tuple(b'{"role": "%s"' % role for role in (b"user", b"assistant", b"tool"))
 
 _MODULES = (
     Registered(
@@ -86,7 +89,15 @@ _MODULES = (
     Registered("codex", frozenset({"payload", "id", "ts"}), NEVER),
     Registered("pi", frozenset({"id"}), NEVER),
     Registered("copilot_cli", frozenset({"parentId"}), NEVER),
-    Registered("openworker", frozenset({"role"}), NEVER, most=SPECIFIC),
+    # Its stamps (``ts``) are on every line but a system prompt's.
+    Registered(
+        "openworker",
+        frozenset({"role"}),
+        NEVER,
+        markers=(b'"ts"',),
+        most=SPECIFIC,
+        lead=(b'{"role": "system"', b'{"role": "notice"', *CHAT_LEAD),
+    ),
     # A message list (its first item has a role), or an object with two envelope keys.
     Registered(
         "neurolink",
@@ -99,7 +110,7 @@ _MODULES = (
         frozenset({"role"}),
         frozenset({"total_messages"}),
         markers=(b'"injected"',),
-        lead=ROLE_LEAD,
+        lead=CHAT_LEAD,
     ),
     Registered("kimi_cli", frozenset({"role", "protocol_version"}), NEVER),
     Registered("opencode", NEVER, frozenset({"info"})),

@@ -106,10 +106,12 @@ def prove(data: bytes, screen: Screen, source: Source | None = None) -> bool | N
     return True if screen.clean(_turns(lines)) else None
 
 
-def _whole(data: bytes) -> list[_Line] | None:
-    """Every line's record, one per segment between newlines, or None (an empty line:
-    TD001, which ``decoded`` skips; or a line that is not one ``_Line``)."""
-    segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+def _whole(data: bytes, segments: int | None = None) -> list[_Line] | None:
+    """Every line's record, one per segment between newlines (``segments``: their
+    count, if known), or None (an empty line: TD001, which ``decoded`` skips; or a line
+    that is not one ``_Line``)."""
+    if segments is None:
+        segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     try:
         lines = _lines(data) if len(data) <= _WRAP_LIMIT else decoded(data, _DECODER)
     except RecursionError:  # msgspec's depth limit, in the wrapped decode
@@ -129,10 +131,10 @@ def vibe_lines(source: Source) -> bool:
     keys and the same role and ``injected`` values (duplicate keys: orjson, like msgspec,
     keeps the last; keys are compared unescaped by both)."""
     data = source.data
-    if data.count(b"\n") > _DECIDED_LINES:
+    segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if segments > _DECIDED_LINES:
         return False  # a long session: its head costs less to parse than every line to check
-    lines = _whole(data)
-    source.typed[_WRAPPED] = lines
+    lines = source.typed[_WRAPPED] = _whole(data, segments)
     if not lines:
         return False
     roles, booleans = _ROLES, _BOOLEANS
