@@ -84,9 +84,43 @@ def test_no_claim_scores_above_definitive(path: Path) -> None:
         assert found is None or found.score in (DEFINITIVE, SPECIFIC, SHAPE, FALLBACK), (reader.name, found)
 
 
+@pytest.mark.parametrize("path", [p for p in FILES if p.suffix != ".json"], ids=_id)
+def test_no_jsonl_claim_scores_above_its_registry_bound(path: Path) -> None:
+    """``Registered.most``: the highest score a reader's ``detect`` gives a JSONL file
+    (openworker's and Anthropic's claims are SPECIFIC at most, OpenAI's SHAPE: their
+    ``detect`` makes no other claim); a decision it cannot outscore need not rule it out."""
+    source = _source(path)
+    if source is None or source.container is not Container.JSONL:
+        return
+    for entry, reader in zip(readers._MODULES, readers.all_readers(), strict=True):
+        found = readers.claim(reader, source)
+        assert found is None or found.score <= entry.most, (reader.name, found)
+
+
+def test_a_decision_rules_out_only_the_readers_that_could_outscore_it() -> None:
+    """``_settled``: a reader listed before the decider must score lower than the decision,
+    one listed after it no higher; each is ruled out by its bound, by keys, or by the
+    decider's own finding (``Decided.beaten``)."""
+    claim = readers.Detection("x", "", SPECIFIC)
+    before = (("a", frozenset({"k"}), frozenset(), SPECIFIC, True),)
+    after = (("a", frozenset({"k"}), frozenset(), SPECIFIC, False),)
+    higher = (("a", frozenset({"k"}), frozenset(), DEFINITIVE, False),)
+    nothing: frozenset[str] = frozenset()
+    assert not readers._settled(readers.Decided(claim, (), nothing), before)  # a tie goes to it
+    assert readers._settled(readers.Decided(claim, (), nothing), after)  # a tie goes to the decider
+    assert not readers._settled(readers.Decided(claim, (), nothing), higher)
+    assert readers._settled(readers.Decided(claim, (), frozenset({"k"})), higher)  # its keys absent
+    assert readers._settled(readers.Decided(claim, (), nothing, frozenset({"a"})), higher)  # beaten
+    assert readers._settled(readers.Decided(readers.Detection("x", "", DEFINITIVE), (), nothing), higher)
+    unless = (("a", frozenset({"k"}), frozenset({"u"}), DEFINITIVE, True),)
+    assert readers._settled(readers.Decided(claim, {"u"}, nothing), unless)
+
+
 def test_detection_stops_at_the_first_definitive_claim(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Kimi CLI session: Kimi CLI claims it DEFINITIVE, so the generic API readers listed
-    after it are not asked (the full search gives the same answer)."""
+    after it are not asked (the full search gives the same answer).  Its ``decide`` is set
+    aside here (no reader decides), so the head's search runs."""
+    monkeypatch.setattr(readers, "_DECIDERS", ())
     source = sniff(
         "context.jsonl", (FIXTURES / "kimi-cli" / "clean" / "session" / "context.jsonl").read_bytes()
     )

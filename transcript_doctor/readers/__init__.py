@@ -15,7 +15,7 @@ from functools import cache
 from importlib import import_module
 from typing import Any
 
-from transcript_doctor.readers.base import DEFINITIVE, Decided, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SHAPE, SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.source import Container, Source
 
 Keys = frozenset[str] | None
@@ -28,10 +28,12 @@ class Registered:
     for JSONL, keys one of which a record of the file's head holds; for a JSON document,
     keys one of which the document (or, for an array, its first item) holds; ``ANY`` or
     ``NEVER``.  ``unless``: keys that, held by a record of the head, rule the reader out.
-    Declare only what ``detect`` itself requires: tests/test_registry.py checks every
-    fixture and corpus file the reader claims."""
+    ``most``: the highest score its ``detect`` gives a JSONL file (a decision it cannot
+    outscore need not rule it out, ``_settled``).  ``markers`` and ``lead``: what has its
+    ``decide`` asked (``Reader.decide``).  Declare only what ``detect`` itself
+    requires: tests/test_registry.py checks every fixture and corpus file the reader claims."""
 
-    __slots__ = ("json", "jsonl", "markers", "module", "unless")
+    __slots__ = ("json", "jsonl", "lead", "markers", "module", "most", "unless")
 
     def __init__(
         self,
@@ -40,8 +42,14 @@ class Registered:
         json: Keys,
         unless: Collection[str] = (),
         markers: tuple[bytes, ...] = (),
+        most: int = DEFINITIVE,
+        lead: tuple[bytes, ...] = (),
     ) -> None:
         self.module = module
+        self.most = most
+        # Bytes one of which the file starts with, or its markers are not looked for: a
+        # marker missed costs a search of the first ``MARKED`` bytes of every JSONL file.
+        self.lead = lead
         self.jsonl = jsonl
         self.json = json
         self.unless = frozenset(unless)
@@ -59,6 +67,11 @@ class Registered:
             return False
         return keys is None or (not wanted.isdisjoint(keys) and self.unless.isdisjoint(keys))
 
+
+# A file whose first line starts with a chat role, as Python's json.dumps writes it (not
+# Kimi CLI's control record, nor compact JSON).  Mistral Vibe keeps its system prompt in
+# meta.json: a session starts with a prompt (openworker's with its system prompt).
+CHAT_LEAD = tuple(b'{"role": "%s"' % role for role in (b"user", b"assistant", b"tool"))
 
 _MODULES = (
     Registered(
@@ -82,22 +95,38 @@ _MODULES = (
     Registered("codex", frozenset({"payload", "id", "ts"}), NEVER, markers=(b'"type":"session_meta"',)),
     Registered("pi", frozenset({"id"}), NEVER),
     Registered("copilot_cli", frozenset({"parentId"}), NEVER),
-    Registered("openworker", frozenset({"role"}), NEVER),
+    # Its stamps (``ts``) are on every line but a system prompt's.
+    Registered(
+        "openworker",
+        frozenset({"role"}),
+        NEVER,
+        markers=(b'"ts"',),
+        most=SPECIFIC,
+        lead=(b'{"role": "system"', b'{"role": "notice"', *CHAT_LEAD),
+    ),
     # A message list (its first item has a role), or an object with two envelope keys.
     Registered(
         "neurolink",
         NEVER,
         frozenset({"role", "id", "title", "sessionId", "userId", "createdAt", "updatedAt"}),
     ),
-    Registered("mistral_vibe", frozenset({"role"}), frozenset({"total_messages"})),
+    # Its lines (LLMMessage.model_dump) start with the role; ``injected`` is on every one.
+    Registered(
+        "mistral_vibe",
+        frozenset({"role"}),
+        frozenset({"total_messages"}),
+        markers=(b'"injected"',),
+        lead=CHAT_LEAD,
+    ),
     Registered("kimi_cli", frozenset({"role", "protocol_version"}), NEVER),
     Registered("opencode", NEVER, frozenset({"info"})),
     Registered(
         "anthropic_messages",
         frozenset({"role", "messages"}),
         frozenset({"messages", "role", "type", "task", "files_in_context"}),
+        most=SPECIFIC,
     ),
-    Registered("openai_chat", frozenset({"role", "messages"}), frozenset({"messages", "role"})),
+    Registered("openai_chat", frozenset({"role", "messages"}), frozenset({"messages", "role"}), most=SHAPE),
 )
 
 
@@ -150,13 +179,16 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     first: Collection[str]
     keys: Collection[str] | None
     if jsonl:
-        find = source.data.find
-        for module, markers, before, others in _DECIDERS:
+        data = source.data
+        find = data.find
+        for module, lead, markers, others in _DECIDERS:
+            if lead and not data.startswith(lead):
+                continue
             for marker in markers:  # a loop, not any(): a generator per file costs more
                 if find(marker, 0, MARKED) >= 0:
                     reader = _loaded(module)
                     decided = reader.decide(source)
-                    if decided is not None and _settled(decided, before, others):
+                    if decided is not None and _settled(decided, others):
                         return reader, decided.detection
                     break
         head = source.head()  # objects only: the keys of ``head_keys`` and ``first_keys``
@@ -185,35 +217,44 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     return best
 
 
-def _settled(decided: Decided, before: _Entries, others: _Entries) -> bool:
-    """Whether a reader's decision is what the head would give: every reader listed before
-    it ruled out, as ``detect`` rules readers out, by what the decision says the head
-    shows, and unless the claim is ``DEFINITIVE`` (no later reader can win), every other
-    reader (``others``: those listed before it and after it) too."""
-    absent, keys = decided.absent, decided.keys
-    for wanted, unless in before if decided.detection.score >= DEFINITIVE else others:
-        if (wanted is None or not wanted <= absent) and unless.isdisjoint(keys):
+def _settled(decided: Decided, others: _Entries) -> bool:
+    """Whether a reader's decision is what the head would give: no other reader can
+    outscore it (one listed before it must score lower, one listed after it no higher).
+    A reader is ruled out by its bound (``Registered.most``), by keys as ``detect`` rules
+    readers out (by what the decision says the head shows), or by the decider's own
+    reading of its ``detect`` (``Decided.beaten``)."""
+    absent, keys, beaten = decided.absent, decided.keys, decided.beaten
+    score = decided.detection.score
+    for module, wanted, unless, most, before in others:
+        if most < score or (most == score and not before):
+            continue
+        if (wanted is None or not wanted <= absent) and unless.isdisjoint(keys) and module not in beaten:
             return False
     return True
 
 
-_Entries = tuple[tuple[Keys, frozenset[str]], ...]
+_Entries = tuple[tuple[str, Keys, frozenset[str], int, bool], ...]
 
 
 # Per container, the registry entries that may claim some file of it, in registry order.
 _JSONL = tuple((e.module, e.jsonl, e.unless) for e in _MODULES if e.jsonl != NEVER)
 _JSON = tuple((e.module, e.json, e.unless) for e in _MODULES if e.json != NEVER)
-# The JSONL readers with ``markers``: each with what rules out the readers listed before
-# it, and every other reader (before it and after it).
+_JSONL_ENTRIES = tuple(e for e in _MODULES if e.jsonl != NEVER)
+# The JSONL readers with ``markers``: each with its ``lead`` and every other JSONL reader
+# (its module, keys, bound, and whether it is listed before the decider).
 _DECIDERS = tuple(
     (
-        module,
-        markers,
-        tuple((wanted, unless) for _, wanted, unless in _JSONL[:position]),
-        tuple((wanted, unless) for _, wanted, unless in _JSONL[:position] + _JSONL[position + 1 :]),
+        entry.module,
+        entry.lead,
+        entry.markers,
+        tuple(
+            (other.module, other.jsonl, other.unless, other.most, at < position)
+            for at, other in enumerate(_JSONL_ENTRIES)
+            if at != position
+        ),
     )
-    for position, (module, markers) in enumerate((e.module, e.markers) for e in _MODULES if e.jsonl != NEVER)
-    if markers
+    for position, entry in enumerate(_JSONL_ENTRIES)
+    if entry.markers
 )
 MARKED = 1 << 13  # how far into a file a marker is looked for (a session states it at once)
 

@@ -81,15 +81,27 @@ class Detection:
 
 class Decided:
     """A claim made by ``Reader.decide``: the claim, keys one record of the file's head
-    certainly holds, and keys no record of it holds."""
+    certainly holds, keys no record of it holds, and ``beaten``: the registry modules
+    whose ``detect`` the decider has itself found unable to outscore the claim on this
+    file (no claim, or one scoring lower than it from a reader listed before the decider,
+    at most its score from one listed after it), where neither keys nor the registry's
+    bound (``Registered.most``) rule them out.  Each such finding is the decider's
+    reading of that reader's ``detect``; tests/test_decide_roles.py checks every one."""
 
-    __slots__ = ("absent", "detection", "keys")
+    __slots__ = ("absent", "beaten", "detection", "keys")
     detection: Detection
     keys: Collection[str]
     absent: frozenset[str]
+    beaten: frozenset[str]
 
-    def __init__(self, detection: Detection, keys: Collection[str], absent: frozenset[str]) -> None:
-        self.detection, self.keys, self.absent = detection, keys, absent
+    def __init__(
+        self,
+        detection: Detection,
+        keys: Collection[str],
+        absent: frozenset[str],
+        beaten: frozenset[str] = frozenset(),
+    ) -> None:
+        self.detection, self.keys, self.absent, self.beaten = detection, keys, absent, beaten
 
 
 class Reader:
@@ -114,11 +126,12 @@ class Reader:
         """Detection settled without the head (the registry asks a reader whose entry
         names a ``marker`` found in the file, before it parses the head), or None.
 
-        A decision is ``detect``'s claim on the head, ``DEFINITIVE``, with what the head
-        is known to show the registry: keys one of its records certainly holds, and keys
-        none of them holds.  The registry takes it only when those rule out every reader
-        listed before this one (``readers.detect``); tests/test_registry.py checks every
-        fixture and corpus file."""
+        A decision is ``detect``'s claim on the head, with what the head is known to show
+        the registry: keys one of its records certainly holds, keys none of them holds,
+        and the readers the decider found unable to outscore it (``Decided.beaten``).
+        The registry takes it only when every other reader that could outscore it is
+        ruled out (``readers._settled``); tests/test_registry.py and
+        tests/test_decide_roles.py check every fixture and corpus file."""
         return None
 
     def read(self, source: Source) -> list[Conversation]:

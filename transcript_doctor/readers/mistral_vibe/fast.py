@@ -31,7 +31,7 @@ import msgspec
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.typed_lines import decoded
-from transcript_doctor.source import BOM, valid_utf8
+from transcript_doctor.source import BOM, HEAD_RECORDS, Source, valid_utf8
 
 
 class _Call(msgspec.Struct):
@@ -59,24 +59,86 @@ _WRAPPED = msgspec.json.Decoder(tuple[_Line])  # a line wrapped in brackets (``_
 _WRAP_LIMIT = 16 << 20
 
 
+# The keys of the other registry entries (``readers._MODULES``: what a file must show
+# before each reader is asked, and ``unless``) that are not ``reader.PLAIN_KEYS``: no line
+# ``_Line`` decodes holds one (tests/test_decide_roles.py holds this equal to the registry).
+ABSENT = frozenset(
+    {
+        "projectHash",
+        "$set",
+        "$rewindTo",
+        "uuid",
+        "leafUuid",
+        "snapshot",
+        "operation",
+        "payload",
+        "id",
+        "ts",
+        "parentId",
+        "protocol_version",
+        "messages",
+        "userType",
+        "toolUseResult",
+    }
+)
+_DECIDED_LINES = 4 * HEAD_RECORDS  # the longest session ``vibe_lines`` decides (``fix`` reads no proof)
+_ROLES = frozenset({"user", "assistant", "tool", "system"})  # reader.ROLES
+_BOOLEANS = (msgspec.Raw(b"false"), msgspec.Raw(b"true"))
+
+
 def clean(data: bytes, screen: Screen) -> bool:
     """True when no rule can find anything in this session (False: read it in full)."""
     return prove(data, screen) is True
 
 
-def prove(data: bytes, screen: Screen) -> bool | None:
+def prove(data: bytes, screen: Screen, source: Source | None = None) -> bool | None:
     """True when no rule can find anything in this session; None when the proof covers
     the session but the screen doubts it (``screen.cut`` and ``screen.before`` say where
     the full read's screen would cut it: every line is a record, in order); False when
-    only the full read can tell."""
-    segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    only the full read can tell.  ``source``: the file of ``data``, whose lines detection
+    may have decoded already (``vibe_lines``)."""
+    if source is not None and _WRAPPED in source.typed:
+        lines: list[_Line] | None = source.typed.pop(_WRAPPED)  # the proof owns them now
+    else:
+        lines = _whole(data)
+    if lines is None:
+        return False
+    return True if screen.clean(_turns(lines)) else None
+
+
+def _whole(data: bytes, segments: int | None = None) -> list[_Line] | None:
+    """Every line's record, one per segment between newlines (``segments``: their
+    count, if known), or None (an empty line: TD001, which ``decoded`` skips; or a line
+    that is not one ``_Line``)."""
+    if segments is None:
+        segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     try:
         lines = _lines(data) if len(data) <= _WRAP_LIMIT else decoded(data, _DECODER)
     except RecursionError:  # msgspec's depth limit, in the wrapped decode
-        return False
+        return None
     if lines is None or len(lines) != segments:
-        return False  # an empty line: TD001 (``decoded`` skips it)
-    return True if screen.clean(_turns(lines)) else None
+        return None
+    return lines
+
+
+def vibe_lines(source: Source) -> bool:
+    """Whether every line of a short session decodes as ``_Line`` (so holds only
+    ``reader.PLAIN_KEYS``: no key of ``ABSENT``) with a role of ``reader.ROLES`` and a
+    boolean ``injected``; the records are kept on the source for ``prove``.
+
+    Every record of the head is such a line, whichever lines orjson refuses (a number
+    beyond a double in a field ``_Line`` keeps raw or skips): the head holds the lines'
+    keys and the same role and ``injected`` values (duplicate keys: orjson, like msgspec,
+    keeps the last; keys are compared unescaped by both)."""
+    data = source.data
+    segments = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if segments > _DECIDED_LINES:
+        return False  # a long session: its head costs less to parse than every line to check
+    lines = source.typed[_WRAPPED] = _whole(data, segments)
+    if not lines:
+        return False
+    roles, booleans = _ROLES, _BOOLEANS
+    return all(line.role in roles and line.injected in booleans for line in lines)
 
 
 def _lines(data: bytes) -> list[_Line] | None:

@@ -13,9 +13,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from transcript_doctor.analysis.screen import OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Dialect, Message, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.readers.listing import (
     Element,
     Listing,
@@ -34,6 +36,11 @@ ROLES = frozenset({"user", "assistant", "tool", "system"})
 # the session id>/messages.jsonl (session_logger.py, session_id.py).  The prefix is
 # `session_logging.session_prefix`, "session" by default, so any prefix is accepted.
 PATH = re.compile(r"(?:^|[\\/])[^\\/]+_\d{8}_\d{6}_[^\\/]+[\\/]messages\.jsonl$")
+# openworker's conversation path (readers/openworker/reader.py PATH, held equal by
+# tests/test_decide_roles.py): a Vibe session there is openworker's to claim too.
+OPENWORKER_PATH = re.compile(r"(?:^|[\\/])conversations[\\/][^\\/]+\.jsonl$")
+AT_PATH = "Mistral Vibe session messages (`injected` on every line, session_*/)"
+VIBE = "Mistral Vibe session messages (`injected` on every line)"
 # meta.json (session_logger.py save_interaction): the keys that tell it from other JSON.
 META_KEYS = ("session_id", "total_messages", "system_prompt")
 # The keys of a line the screen understands (analysis/screen.py): text, calls, results,
@@ -99,11 +106,9 @@ class MistralVibeReader(Reader):
         vibe = all(_vibe_line(item) for item in head)
         path = PATH.search(source.path) is not None
         if vibe and path:
-            return self.claim(
-                "Mistral Vibe session messages (`injected` on every line, session_*/)", DEFINITIVE
-            )
+            return self.claim(AT_PATH, DEFINITIVE)
         if vibe:
-            return self.claim("Mistral Vibe session messages (`injected` on every line)", SPECIFIC)
+            return self.claim(VIBE, SPECIFIC)
         if path and any(_vibe_only_key(item) for item in head):
             # A file at Vibe's path without `injected`: an older release may not have
             # written it (unconfirmed), but `message_id` on a chat message is Vibe's.
@@ -120,6 +125,33 @@ class MistralVibeReader(Reader):
             return self.claim("Mistral Vibe session metadata meta.json (not a transcript)", SPECIFIC, False)
         return None
 
+    def decide(self, source: Source) -> Decided | None:
+        """``detect``'s claim from the typed records the proof reads (``fast.vibe_lines``:
+        every line a message with a boolean ``injected``, no other key a reader of the
+        registry is shown files by), with no head parsed: the first line, parsed by
+        orjson as the head parses it, makes the head non-empty.
+
+        The readers keys cannot rule out: openworker claims such lines only at its path
+        (no stamp, notice or sidecar is a plain key), Kimi CLI none (no control role, no
+        ``type``)."""
+        if source.container is not Container.JSONL:
+            return None
+        from transcript_doctor.readers.mistral_vibe import fast  # msgspec: loaded on first use
+
+        if not fast.vibe_lines(source):
+            return None
+        data = source.data
+        end = data.find(b"\n")
+        try:
+            first = orjson.loads(data[: end if end >= 0 else len(data)])
+        except orjson.JSONDecodeError:
+            return None  # not in the head (a number beyond a double): let the head tell
+        path = source.path
+        if PATH.search(path) is not None:
+            return Decided(self.claim(AT_PATH, DEFINITIVE), first.keys(), fast.ABSENT, _KIMI)
+        beaten = _KIMI if OPENWORKER_PATH.search(path) else _KIMI_OPENWORKER
+        return Decided(self.claim(VIBE, SPECIFIC), first.keys(), fast.ABSENT, beaten)
+
     def read(self, source: Source) -> list[Conversation]:
         return self.read_screened(source, None)
 
@@ -129,7 +161,7 @@ class MistralVibeReader(Reader):
         if screen is not None and source.container is Container.JSONL:
             from transcript_doctor.readers.mistral_vibe import fast  # msgspec: loaded on first use
 
-            proof = fast.prove(source.data, screen)
+            proof = fast.prove(source.data, screen, source)
             if proof is True:
                 return []
             if proof is None:  # every line a record, no blank line: the screen's cut holds
@@ -163,6 +195,10 @@ class MistralVibeReader(Reader):
             # meta.json), so they are never replayed.  Any other role fails LLMMessage
             # validation and the whole load; no rule names that, and the line is left out.
         return Conversation(messages, self.dialect, label=listing.label)
+
+
+_KIMI = frozenset({"kimi_cli"})
+_KIMI_OPENWORKER = frozenset({"kimi_cli", "openworker"})
 
 
 def _report_blank_lines(source: Source) -> None:

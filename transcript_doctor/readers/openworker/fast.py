@@ -32,10 +32,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import msgspec
+from msgspec import UNSET, Raw, UnsetType
 
 from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.openworker.callids import CallIds
-from transcript_doctor.readers.typed_lines import decoded
+from transcript_doctor.readers.typed_lines import decode_once, decoded, take
+from transcript_doctor.source import HEAD_RECORDS, Source
 
 
 class _Text(msgspec.Struct):
@@ -64,17 +66,97 @@ class _Line(msgspec.Struct):
     content: str | list[_Text] | None = None
     tool_calls: list[_Call] | None = None
     anthropic: _Sidecar | None = msgspec.field(default=None, name="_anthropic")
+    # Read only by detection (``candidates``): whether a line holds them at all.
+    gemini: Raw | UnsetType = msgspec.field(default=UNSET, name="_gemini")
+    openai: Raw | UnsetType = msgspec.field(default=UNSET, name="_openai")
+    display: Raw | UnsetType = msgspec.field(default=UNSET, name="_display")
+    projectHash: Raw | UnsetType = UNSET  # the keys of ``ABSENT``
+    set_: Raw | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: Raw | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
+    uuid: Raw | UnsetType = UNSET
+    leafUuid: Raw | UnsetType = UNSET
+    snapshot: Raw | UnsetType = UNSET
+    operation: Raw | UnsetType = UNSET
+    payload: Raw | UnsetType = UNSET
+    id: Raw | UnsetType = UNSET
+    parentId: Raw | UnsetType = UNSET
+    protocol_version: Raw | UnsetType = UNSET
+    injected: Raw | UnsetType = UNSET
 
 
 _DECODER = msgspec.json.Decoder(_Line)
+# The keys of the other registry entries (``readers._MODULES``) no line holds when
+# ``candidates`` answers, and Mistral Vibe's ``injected`` (tests/test_decide_roles.py).
+ABSENT = frozenset(
+    {
+        "projectHash",
+        "$set",
+        "$rewindTo",
+        "uuid",
+        "leafUuid",
+        "snapshot",
+        "operation",
+        "payload",
+        "id",
+        "parentId",
+        "protocol_version",
+        "injected",
+    }
+)
+_ROLES = frozenset({"system", "user", "assistant", "tool", "notice"})  # reader.ROLES
 
 
-def prove(data: bytes, screen: Screen) -> bool | None:
+def candidates(source: Source) -> list[int] | None:
+    """The record indexes, among the first ``HEAD_RECORDS``, of the lines that may show
+    ``reader._openworker_feature`` (a notice, a stamp, a sidecar), or None when the typed
+    records cannot settle detection: every line must decode as ``_Line`` (kept on the
+    source for ``prove``: each line decoded once) with a role of ``reader.ROLES``, and
+    none may hold a key of ``ABSENT``.
+
+    Every record of the head is such a line, whichever lines orjson refuses (a number
+    beyond a double in a skipped field), and such a line among the first
+    ``HEAD_RECORDS`` that orjson parses is one of the head's (duplicate keys: orjson, like
+    msgspec, keeps the last; keys are compared unescaped by both)."""
+    lines = decode_once(source, _DECODER)
+    if not lines:
+        return None
+    roles = _ROLES
+    for line in lines:
+        if (
+            line.role not in roles
+            or line.projectHash is not UNSET
+            or line.set_ is not UNSET
+            or line.rewindTo is not UNSET
+            or line.uuid is not UNSET
+            or line.leafUuid is not UNSET
+            or line.snapshot is not UNSET
+            or line.operation is not UNSET
+            or line.payload is not UNSET
+            or line.id is not UNSET
+            or line.parentId is not UNSET
+            or line.protocol_version is not UNSET
+            or line.injected is not UNSET
+        ):
+            return None
+    return [
+        i
+        for i, line in enumerate(lines[:HEAD_RECORDS])
+        if line.role == "notice"
+        or line.ts is not None
+        or line.anthropic is not None
+        or line.gemini is not UNSET
+        or line.openai is not UNSET
+        or line.display is not UNSET
+    ]
+
+
+def prove(data: bytes, screen: Screen, source: Source | None = None) -> bool | None:
     """True when no rule can find anything in this conversation; None when the proof
     covers it but the screen doubts it (``screen.cut`` and ``screen.before`` hold: every
-    line is a record, in order); False when only the full read can tell."""
+    line is a record, in order); False when only the full read can tell.  ``source``:
+    the file of ``data``, whose lines detection may have decoded already."""
     try:
-        lines = decoded(data, _DECODER)
+        lines = decoded(data, _DECODER) if source is None else take(source, _DECODER)
     except RecursionError:  # msgspec's depth limit (``decoded`` lets it through)
         return False
     if lines is None:

@@ -28,9 +28,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import SPECIFIC, Detection, Reader
+from transcript_doctor.readers.base import SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.readers.openworker.callids import CallIds
 from transcript_doctor.source import HEAD_RECORDS, PYTHON, Container, Line, Source
 
@@ -42,6 +44,9 @@ PATH = re.compile(r"(?:^|[\\/])conversations[\\/][^\\/]+\.jsonl$")
 # Lines from which the typed proof pays: detection parsed the first HEAD_RECORDS already,
 # and the proof decodes those again (measured: slower below about 35 lines).
 TYPED_FROM = 2 * HEAD_RECORDS
+REASON = "openworker message lines (`ts`, `notice`, provider sidecars)"
+# The readers a decision finds unable to outscore it (``decide``).
+_BEATEN = frozenset({"codex", "mistral_vibe", "kimi_cli"})
 # engine._tool_error_message and _execute_sync write json.dumps({"error": …, …}).
 ERROR_RESULT_PREFIX = '{"error": '
 
@@ -72,7 +77,40 @@ class OpenworkerReader(Reader):
         if not head or not all(isinstance(i, dict) and i.get("role") in ROLES for i in head):
             return None
         if any(_openworker_feature(i) for i in head) or PATH.search(source.path):
-            return self.claim("openworker message lines (`ts`, `notice`, provider sidecars)", SPECIFIC)
+            return self.claim(REASON, SPECIFIC)
+        return None
+
+    def decide(self, source: Source) -> Decided | None:
+        """``detect``'s claim from the typed records the proof reads (``fast.candidates``:
+        every line a message of ``ROLES``, none a key another reader is shown files by),
+        with no head parsed: a line with an openworker feature among the first lines, or
+        at openworker's path the first line, parsed by orjson as the head parses it.
+        Only a conversation the proof takes (``TYPED_FROM`` lines): a shorter one is
+        streamed from the head's records.
+
+        The readers keys cannot rule out: Codex claims no head whose first record holds a
+        ``role`` (none of its layouts has one), Mistral Vibe's DEFINITIVE claim needs
+        ``injected``, and Kimi CLI claims no head of chat roles without a
+        ``protocol_version``."""
+        if source.container is not Container.JSONL:
+            return None
+        if not _typed(source.data):
+            source.typed[_SHORT] = True  # for ``read_screened``: counted once
+            return None
+        from transcript_doctor.readers.openworker import fast  # msgspec: loaded on first use
+        from transcript_doctor.readers.typed_lines import segments
+
+        found = fast.candidates(source)
+        if found is None:
+            return None
+        at_path = PATH.search(source.path) is not None
+        for raw in segments(source.data, [0] if at_path else found):
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue  # not in the head (a number beyond a double)
+            if at_path or _openworker_feature(record):
+                return Decided(self.claim(REASON, SPECIFIC), record.keys(), fast.ABSENT, _BEATEN)
         return None
 
     def read(self, source: Source) -> list[Conversation]:
@@ -89,13 +127,23 @@ class OpenworkerReader(Reader):
         if screen is None:
             return self.read(source)
         proof: bool | None = False
-        if source.data.count(b"\n") >= TYPED_FROM:
+        if not source.typed.pop(_SHORT, False) and _typed(source.data):
             from transcript_doctor.readers.openworker import fast  # msgspec: loaded on first use
 
-            proof = fast.prove(source.data, screen)  # None: doubted, and the cut is the full read's
+            proof = fast.prove(source.data, screen, source)  # None: doubted, the cut the full read's
         if proof is True or (proof is False and screen.clean(_turns(source))):
             return []
         return [from_cut(screen, lambda start: _Builder(source).build(self.dialect, start))]
+
+
+# Kept on the source (``Source.typed``) by ``decide`` for a conversation the proof does not take.
+_SHORT = object()
+
+
+def _typed(data: bytes) -> bool:
+    """Whether the typed proof takes the text: ``TYPED_FROM`` lines or more (a newline
+    counted in C costs less than a search for each)."""
+    return data.count(b"\n") >= TYPED_FROM
 
 
 def _turns(source: Source) -> Iterator[Turn | None]:
