@@ -240,9 +240,7 @@ def test_qwen_code_sessions_are_detected_without_a_head(monkeypatch: pytest.Monk
 #
 # Codex and Pi are shown a file by ``id``, which every Copilot CLI event and Pi entry
 # holds: no key a decision proves absent rules them out.  Their ``refuses`` does, from the
-# head's first record; the registry does not ask it yet (no ``markers`` for Copilot CLI
-# and Pi), so here the decision is settled as it would be: every reader listed before
-# ruled out by keys, or by its ``refuses`` of the head's first record.
+# head's first record the decision holds (``Decided.first``).
 
 
 def _settled(module: str, data: bytes, name: str = "s.jsonl") -> tuple[str, object] | None:
@@ -251,20 +249,8 @@ def _settled(module: str, data: bytes, name: str = "s.jsonl") -> tuple[str, obje
     decided = reader.decide(sniff(name, data))
     if decided is None:
         return None
-    head = sniff(name, data).head()
-    for entry in readers._MODULES:
-        if entry.module == module:
-            break
-        if entry.jsonl == readers.NEVER:
-            continue
-        if (entry.jsonl is not None and entry.jsonl <= decided.absent) or not entry.unless.isdisjoint(
-            decided.keys
-        ):
-            continue
-        refuses = getattr(readers._loaded(entry.module), "refuses", None)
-        if refuses is None or not head or not refuses(head[0]):
-            return None
-    return reader.name, decided.detection
+    (others,) = [entry[3] for entry in readers._DECIDERS if entry[0] == module]
+    return (reader.name, decided.detection) if readers._settled(decided, others) else None
 
 
 def _refusals_hold(data: bytes, name: str = "s.jsonl") -> None:
@@ -275,7 +261,7 @@ def _refusals_hold(data: bytes, name: str = "s.jsonl") -> None:
         return
     for module in ("codex", "pi"):
         reader = readers._loaded(module)
-        if reader.refuses(head[0]):  # type: ignore[attr-defined]
+        if reader.refuses(head[0]):
             assert readers.claim(reader, source) is None, (module, data[:200])
 
 

@@ -93,8 +93,8 @@ _MODULES = (
         markers=(b'"userType"', b'"type":"file-history-snapshot"', b'"type":"summary"'),
     ),
     Registered("codex", frozenset({"payload", "id", "ts"}), NEVER, markers=(b'"type":"session_meta"',)),
-    Registered("pi", frozenset({"id"}), NEVER),
-    Registered("copilot_cli", frozenset({"parentId"}), NEVER),
+    Registered("pi", frozenset({"id"}), NEVER, markers=(b'"type":"session"',)),
+    Registered("copilot_cli", frozenset({"parentId"}), NEVER, markers=(b'"producer":"copilot-agent"',)),
     # Its stamps (``ts``) are on every line but a system prompt's.
     Registered(
         "openworker",
@@ -221,14 +221,20 @@ def _settled(decided: Decided, others: _Entries) -> bool:
     """Whether a reader's decision is what the head would give: no other reader can
     outscore it (one listed before it must score lower, one listed after it no higher).
     A reader is ruled out by its bound (``Registered.most``), by keys as ``detect`` rules
-    readers out (by what the decision says the head shows), or by the decider's own
-    reading of its ``detect`` (``Decided.beaten``)."""
-    absent, keys, beaten = decided.absent, decided.keys, decided.beaten
+    readers out (by what the decision says the head shows), by the decider's own
+    reading of its ``detect`` (``Decided.beaten``), or by its own ``refuses`` of the
+    head's first record (``Decided.first``)."""
+    absent, keys, beaten, first = decided.absent, decided.keys, decided.beaten, decided.first
     score = decided.detection.score
     for module, wanted, unless, most, before in others:
         if most < score or (most == score and not before):
             continue
-        if (wanted is None or not wanted <= absent) and unless.isdisjoint(keys) and module not in beaten:
+        if (
+            (wanted is None or not wanted <= absent)
+            and unless.isdisjoint(keys)
+            and module not in beaten
+            and (first is None or not _loaded(module).refuses(first))
+        ):
             return False
     return True
 

@@ -86,13 +86,16 @@ class Decided:
     file (no claim, or one scoring lower than it from a reader listed before the decider,
     at most its score from one listed after it), where neither keys nor the registry's
     bound (``Registered.most``) rule them out.  Each such finding is the decider's
-    reading of that reader's ``detect``; tests/test_decide_roles.py checks every one."""
+    reading of that reader's ``detect``; tests/test_decide_roles.py checks every one.
+    ``first``: the head's first record, when the decider parsed it as the head does, for
+    the other readers' ``refuses``."""
 
-    __slots__ = ("absent", "beaten", "detection", "keys")
+    __slots__ = ("absent", "beaten", "detection", "first", "keys")
     detection: Detection
     keys: Collection[str]
     absent: frozenset[str]
     beaten: frozenset[str]
+    first: dict[str, Any] | None
 
     def __init__(
         self,
@@ -100,8 +103,10 @@ class Decided:
         keys: Collection[str],
         absent: frozenset[str],
         beaten: frozenset[str] = frozenset(),
+        first: dict[str, Any] | None = None,
     ) -> None:
         self.detection, self.keys, self.absent, self.beaten = detection, keys, absent, beaten
+        self.first = first
 
 
 class Reader:
@@ -133,6 +138,13 @@ class Reader:
         ruled out (``readers._settled``); tests/test_registry.py and
         tests/test_decide_roles.py check every fixture and corpus file."""
         return None
+
+    def refuses(self, first: dict[str, Any]) -> bool:
+        """Whether ``detect`` claims no head whose first record is ``first``: asked by the
+        registry for a decision that holds the head's first record (``Decided.first``) of
+        a reader its keys do not rule out.  tests/test_decide_fast.py checks each reader
+        that answers True on every file."""
+        return False
 
     def read(self, source: Source) -> list[Conversation]:
         raise NotImplementedError

@@ -101,8 +101,7 @@ class CopilotCliReader(Reader):
         the head parses it, the session.start ``detect`` asks for; not the CLI's backup.
 
         The readers listed before this one that are shown a file by ``id`` (Codex, Pi) are
-        ruled out by the first record alone: the registry needs their ``refuses`` for it
-        (not yet asked: no ``markers`` in this reader's registry entry)."""
+        ruled out by the first record alone: the registry asks their ``refuses`` of it."""
         if os.path.basename(source.path).startswith(BACKUP_NAME):
             return None  # a companion (transcript=False): the head decides
         from transcript_doctor.readers.copilot_cli import fast  # msgspec: loaded on first use
@@ -116,7 +115,7 @@ class CopilotCliReader(Reader):
             return None
         if not (is_event(first) and _started(first)):
             return None
-        return Decided(self.claim(REASON, DEFINITIVE), first.keys(), fast.ABSENT)
+        return Decided(self.claim(REASON, DEFINITIVE), first.keys(), fast.ABSENT, first=first)
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a log the fast path proves clean (``fast``); a long one it covers but

@@ -118,8 +118,7 @@ class PiReader(Reader):
         Gemini CLI, Qwen Code or Claude Code (``fast.first_lines``).
 
         Codex, listed before this reader, is shown a file by ``id``, which every header
-        holds: it is ruled out by its ``refuses`` of the header, which the registry does
-        not ask yet (no ``markers`` in this reader's registry entry)."""
+        holds: the registry rules it out by its ``refuses`` of the header."""
         from transcript_doctor.readers.pi import fast  # msgspec: loaded on first use
 
         found = fast.first_lines(source)
@@ -138,7 +137,7 @@ class PiReader(Reader):
                 return None
         elif second.__class__ is not dict or not _entry(second):
             return None
-        return Decided(self.claim(REASON, DEFINITIVE), first.keys(), fast.PROBED)
+        return Decided(self.claim(REASON, DEFINITIVE), first.keys(), fast.PROBED, first=first)
 
     def refuses(self, first: dict[str, Any]) -> bool:
         """Whether ``detect`` claims no head whose first record is ``first``: a header, or
