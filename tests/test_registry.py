@@ -140,6 +140,25 @@ def test_detection_stops_at_the_first_definitive_claim(monkeypatch: pytest.Monke
     assert "openai-chat" in asked
 
 
+def test_a_lead_never_keeps_a_decision_from_a_file_of_its_layout() -> None:
+    """A reader's ``lead`` (what its vendor writes first) only spares other files the
+    marker search: every fixture and corpus file its ``decide`` settles starts with it."""
+    checked = 0
+    for module, lead, _, others in readers._DECIDERS:
+        if not lead:
+            continue
+        reader = readers._loaded(module)
+        for path in FILES:
+            if path.suffix != ".jsonl":
+                continue
+            source = _source(path)
+            decided = reader.decide(source) if source is not None else None
+            if decided is not None and readers._settled(decided, others):
+                assert path.read_bytes().startswith(lead), (module, _id(path))
+                checked += 1
+    assert checked > 100
+
+
 def test_a_file_with_no_record_to_tell_by_is_shown_to_every_reader_of_its_container() -> None:
     source = sniff("logs.json", b"[]")
     assert readers.head_keys(source) is None

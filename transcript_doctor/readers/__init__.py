@@ -84,6 +84,7 @@ _MODULES = (
         NEVER,
         unless={"userType", "toolUseResult"},
         markers=(b'"parts":[', b'"systemPayload"'),
+        lead=(b'{"uuid":"',),  # a ChatRecord's first field (every corpus file's)
     ),
     # An entry (a string ``uuid``) or a metadata line (claude_code.reader.METADATA_KEYS).
     Registered(
@@ -92,9 +93,23 @@ _MODULES = (
         NEVER,
         markers=(b'"userType"', b'"type":"file-history-snapshot"', b'"type":"summary"'),
     ),
-    Registered("codex", frozenset({"payload", "id", "ts"}), NEVER, markers=(b'"type":"session_meta"',)),
-    Registered("pi", frozenset({"id"}), NEVER, markers=(b'"type":"session"',)),
-    Registered("copilot_cli", frozenset({"parentId"}), NEVER, markers=(b'"producer":"copilot-agent"',)),
+    # Leads: what the vendor writes first (every corpus file of the layout starts so); a
+    # file that starts otherwise is detected from its head, as before its ``decide``.
+    Registered(
+        "codex",
+        frozenset({"payload", "id", "ts"}),
+        NEVER,
+        markers=(b'"type":"session_meta"',),
+        lead=(b'{"timestamp":"',),  # RolloutLine: the timestamp, then the item
+    ),
+    Registered("pi", frozenset({"id"}), NEVER, markers=(b'"type":"session"',), lead=(b'{"type":"session",',)),
+    Registered(
+        "copilot_cli",
+        frozenset({"parentId"}),
+        NEVER,
+        markers=(b'"producer":"copilot-agent"',),
+        lead=(b'{"type":"session.start",',),
+    ),
     # Its stamps (``ts``) are on every line but a system prompt's.
     Registered(
         "openworker",
@@ -247,20 +262,28 @@ _JSONL = tuple((e.module, e.jsonl, e.unless) for e in _MODULES if e.jsonl != NEV
 _JSON = tuple((e.module, e.json, e.unless) for e in _MODULES if e.json != NEVER)
 _JSONL_ENTRIES = tuple(e for e in _MODULES if e.jsonl != NEVER)
 # The JSONL readers with ``markers``: each with its ``lead`` and every other JSONL reader
-# (its module, keys, bound, and whether it is listed before the decider).
+# (its module, keys, bound, and whether it is listed before the decider).  Those with a
+# lead are asked first: a settled decision is the head's answer whichever decider makes
+# it (no other reader can outscore it), so the order only decides how many first 8 KB
+# are searched in vain, and a lead rules a file out at once.
 _DECIDERS = tuple(
-    (
-        entry.module,
-        entry.lead,
-        entry.markers,
-        tuple(
-            (other.module, other.jsonl, other.unless, other.most, at < position)
-            for at, other in enumerate(_JSONL_ENTRIES)
-            if at != position
+    sorted(
+        (
+            (
+                entry.module,
+                entry.lead,
+                entry.markers,
+                tuple(
+                    (other.module, other.jsonl, other.unless, other.most, at < position)
+                    for at, other in enumerate(_JSONL_ENTRIES)
+                    if at != position
+                ),
+            )
+            for position, entry in enumerate(_JSONL_ENTRIES)
+            if entry.markers
         ),
+        key=lambda decider: not decider[1],
     )
-    for position, entry in enumerate(_JSONL_ENTRIES)
-    if entry.markers
 )
 MARKED = 1 << 13  # how far into a file a marker is looked for (a session states it at once)
 
