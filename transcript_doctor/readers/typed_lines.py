@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from transcript_doctor.source import BOM, UTF8_PIECE, Source, valid_utf8
+from transcript_doctor.analysis.numbers import may_overflow
+from transcript_doctor.source import BOM, HEAD_RECORDS, UTF8_PIECE, Source, valid_utf8
 
 T = TypeVar("T")
 
@@ -140,3 +141,23 @@ def segments(data: bytes, indexes: Iterable[int]) -> Iterator[bytes]:
                     start = end + 1
                     break
             start = end + 1
+
+
+def head_lines(data: bytes, keep: int = 1) -> list[bytes] | None:
+    """The first ``keep`` of the lines that hold the head's records (the first
+    ``HEAD_RECORDS`` lines that are not empty, in a file whose every line ``decoded``
+    decodes), or None when those lines may not be exactly the head's: one holds a
+    number beyond a double, which orjson, the head's parser, refuses (msgspec refuses
+    everything else orjson refuses), so that a later line would be in the head."""
+    find, size = data.find, len(data)
+    lines: list[bytes] = []
+    end = count = 0
+    while count < HEAD_RECORDS and end < size:
+        stop = find(b"\n", end)
+        stop = size if stop < 0 else stop
+        if stop > end:
+            count += 1
+            if count <= keep:
+                lines.append(data[end:stop])
+        end = stop + 1
+    return None if may_overflow(data[:end]) else lines

@@ -37,7 +37,7 @@ from msgspec import UNSET, Raw, UnsetType
 from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.codex.history import CONTEXT_ITEMS, CONTEXT_OPENERS, RESULT_ITEMS, TEXT_CONTENT
-from transcript_doctor.readers.typed_lines import decode_once, decoded, take
+from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
 _NULL = msgspec.Raw(b"null")
@@ -142,29 +142,8 @@ def first_line(source: Source) -> bytes | None:
             or record.rewindTo is not UNSET
         ):
             return None
-    data = source.data
-    end = _head_end(data)
-    if may_overflow(data[:end]):
-        return None
-    start = 0
-    while data[start] == 0x0A:  # an empty line: none of the head's
-        start += 1
-    stop = data.find(b"\n", start)
-    return data[start : len(data) if stop < 0 else stop]
-
-
-def _head_end(data: bytes) -> int:
-    """Where the first ``HEAD_RECORDS`` lines that are not empty end (each decodes: they
-    are the head's lines when orjson reads them all)."""
-    find, size = data.find, len(data)
-    end = count = 0
-    while count < HEAD_RECORDS and end < size:
-        stop = find(b"\n", end)
-        stop = size if stop < 0 else stop
-        if stop > end:
-            count += 1
-        end = stop + 1
-    return end
+    lines = head_lines(source.data)
+    return lines[0] if lines else None
 
 
 def prove(data: bytes, screen: Screen, source: Source | None = None) -> Proof | None:

@@ -31,10 +31,9 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
-from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Dialect
-from transcript_doctor.readers.typed_lines import decode_once, decoded, take
+from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
 _UNSET = msgspec.UNSET
@@ -109,21 +108,8 @@ def first_lines(source: Source) -> tuple[list[bytes], int] | None:
             or record.rewindTo is not UNSET
         ):
             return None
-    data = source.data
-    find, size = data.find, len(data)
-    lines: list[bytes] = []
-    end = count = 0
-    while count < HEAD_RECORDS and end < size:
-        stop = find(b"\n", end)
-        stop = size if stop < 0 else stop
-        if stop > end:
-            count += 1
-            if count <= 2:
-                lines.append(data[end:stop])
-        end = stop + 1
-    if may_overflow(data[:end]):
-        return None
-    return lines, len(records)
+    lines = head_lines(source.data, 2)
+    return None if lines is None else (lines, len(records))
 
 
 def clean(data: bytes, screen: Screen, dialect: Dialect, source: Source | None = None) -> bool:

@@ -27,11 +27,10 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
-from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import PartKind
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.typed_lines import decode_once, decoded, take
+from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
 _NULL = msgspec.Raw(b"null")  # absent ``parts``: no parts (``reader._parts``)
@@ -105,22 +104,7 @@ def head(source: Source) -> list[_Record] | None:
     for record in found:
         if record.projectHash is not UNSET or record.set_ is not UNSET or record.rewindTo is not UNSET:
             return None
-    if may_overflow(data[: _head_end(data)]):
-        return None
-    return found
-
-
-def _head_end(data: bytes) -> int:
-    """Where the first ``HEAD_RECORDS`` lines that are not empty end."""
-    find, size = data.find, len(data)
-    end = count = 0
-    while count < HEAD_RECORDS and end < size:
-        stop = find(b"\n", end)
-        stop = size if stop < 0 else stop
-        if stop > end:
-            count += 1
-        end = stop + 1
-    return end
+    return None if head_lines(data, 0) is None else found
 
 
 def turns(data: bytes, source: Source | None = None) -> list[Turn] | None:
