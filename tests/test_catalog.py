@@ -185,10 +185,9 @@ def _asked_of_each(found: catalog.Catalog, text: str) -> tuple[object, object, o
     return whole_found, inside, suffix
 
 
-@pytest.mark.parametrize("extra", [False, True])
-def test_the_searches_before_the_markers_rule_out_no_marker(tmp_path, extra: bool) -> None:
-    """Each method's first search (one for all markers) finds what asking each marker
-    finds: with the shipped catalog, and with a user pattern that cannot join them."""
+def _grouped_or_shipped(tmp_path: Path, extra: bool) -> catalog.Catalog:
+    """The shipped catalog, with (``extra``) a user pattern with a group: the markers
+    then cannot share one expression."""
     paths: tuple[Path, ...] = ()
     if extra:
         mine = tmp_path / "mine.json"
@@ -203,7 +202,14 @@ def test_the_searches_before_the_markers_rule_out_no_marker(tmp_path, extra: boo
         }
         mine.write_text(json.dumps({"markers": [entry]}))
         paths = (mine,)
-    found = catalog.load(paths)
+    return catalog.load(paths)
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_the_searches_before_the_markers_rule_out_no_marker(tmp_path, extra: bool) -> None:
+    """Each method's first search (one for all markers) finds what asking each marker
+    finds: with the shipped catalog, and with a user pattern that cannot join them."""
+    found = _grouped_or_shipped(tmp_path, extra)
     for text in [*_texts(found.markers), "no reply", "say nil reply now", "an ordinary reply"]:
         asked = (
             found.whole_match(text.strip(), False),
@@ -215,21 +221,7 @@ def test_the_searches_before_the_markers_rule_out_no_marker(tmp_path, extra: boo
 
 @pytest.mark.parametrize("extra", [False, True])
 def test_flags_model_text_answers_as_the_markers_one_by_one(tmp_path, extra: bool) -> None:
-    paths: tuple[Path, ...] = ()
-    if extra:  # a user pattern with a group: the markers cannot share one expression
-        mine = tmp_path / "mine.json"
-        entry = {
-            "id": "grouped",
-            "kind": "placeholder",
-            "pattern": "(no|nil) reply",
-            "example": "no reply",
-            "distinctive": True,
-            "vendor": "me",
-            "source": "me",
-        }
-        mine.write_text(json.dumps({"markers": [entry]}))
-        paths = (mine,)
-    found = catalog.load(paths)
+    found = _grouped_or_shipped(tmp_path, extra)
     assert (found._model_checks is None) is extra
     texts = [*_texts(found.markers), "no reply", "say nil reply now"]
     for text in texts:

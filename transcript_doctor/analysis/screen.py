@@ -61,15 +61,6 @@ class Screen:
         self.cut = 0  # after a doubt: the message a conversation may be built from
         self.before: frozenset[Hashable] = frozenset()  # the call ids of the turns before it
 
-    def _flagged(self, text: str, stripped: str, calls: bool, final: bool = True) -> bool:
-        """What TD101/TD201/TD202/TD203 would flag in an assistant text, asked the way
-        they ask it (``final``: asked for TD101's partial suffix too).  (A search for every
-        marker first would cost ten times as much: one alternation of them all tries each
-        at every position of the text; ``flags_model_text`` asks a few anchored ones.)"""
-        # (a turn that calls a tool is model output whatever its text says: no whole or
-        # partial marker is asked of it)
-        return self._catalog.flags_model_text(text, stripped, calls, final)
-
     def doubted_replies(self, texts: list[str], finals: set[int]) -> list[int]:
         """``clean`` of many conversations whose replayed turns are prompts and assistant
         texts without calls (no result, no notice), asked of their replies alone, all in
@@ -88,7 +79,7 @@ class Screen:
             stripped = text.strip()
             if (
                 not stripped  # TD103
-                or flags(text, stripped, False, index in finals)  # ``_flagged``
+                or flags(text, stripped, False, index in finals)  # TD101/TD201-TD203
                 or (text[-1].isspace() and index in finals)  # TD102, or a partial turn
             ):
                 doubted.append(index)
@@ -108,7 +99,10 @@ class Screen:
         self.cut, self.before = 0, frozenset()
         if turns is None:
             return False
-        flagged = self._flagged
+        # What TD101/TD201/TD202/TD203 would flag in an assistant text, asked as they ask
+        # it (a turn that calls a tool is model output whatever its text says: no whole or
+        # partial marker is asked of it; ``every``: TD101's partial suffix of every reply).
+        flagged = self._catalog.flags_model_text
         every = not exact_end  # a partial suffix asked of every reply
         called: set[Hashable] = set()  # every call id so far
         order: list[Hashable] = []  # the same, in order
