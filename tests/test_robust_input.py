@@ -534,3 +534,39 @@ def test_a_wrapped_line_never_starts_a_workflow_command(tmp_path: Path, columns:
         )
         assert result.returncode == 1 and "INJECTED" in result.stdout
         assert not any(line.lstrip().startswith("::") for line in result.stdout.splitlines()), result.stdout
+
+
+# -- A file is read whole, whatever its size says ----------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_is_read_to_its_end(tmp_path: Path) -> None:
+    """A path whose size says 0 and whose bytes come in pieces (a named pipe a script
+    feeds) is read to its end and linted as the file itself: a read of the size the file
+    system states would see nothing."""
+    import threading
+
+    from transcript_doctor import linting
+
+    data = (FIXTURES / "claude-code" / "damaged-unanswered-tool-use.jsonl").read_bytes()
+    assert len(data) > 4096  # more than one write below
+    pipe = tmp_path / "session.jsonl"
+    os.mkfifo(pipe)
+    options = engine.Options(Selection.build(), _catalog())
+
+    def feed() -> None:
+        with open(pipe, "wb", buffering=0) as writer:
+            for start in range(0, len(data), 4096):
+                writer.write(data[start : start + 4096])
+
+    feeding = threading.Thread(target=feed)
+    feeding.start()
+    try:
+        report = linting.check(str(pipe), options)
+    finally:
+        feeding.join()
+    expected = linting.check_data(str(pipe), data, options)
+    assert report.findings  # the fixture's damage: a file read short would hide it
+    assert [(f.finding.rule.code, f.origin.line) for f in report.findings] == [
+        (f.finding.rule.code, f.origin.line) for f in expected.findings
+    ]
