@@ -446,6 +446,12 @@ def test_a_repository_inside_another_follows_its_own_rules(
     monkeypatch.chdir(outer)
     walked = [t.path for t in walk.expand(["."]) if isinstance(t, walk.Target)]
     assert "inner/a.jsonl" in walked and not any(p.endswith(".jsonl") and "/" not in p for p in walked)
+    # A submodule or worktree names its repository in a .git file: its folder is one too.
+    module = outer / "module"
+    module.mkdir()
+    (module / ".git").write_text("gitdir: ../.git/modules/module\n")
+    (module / "b.jsonl").write_text("{}")
+    assert "module/b.jsonl" in [t.path for t in walk.expand(["."]) if isinstance(t, walk.Target)]
 
 
 def test_a_file_of_array_lines_is_no_transcript() -> None:

@@ -41,4 +41,4 @@ def name_limit(folder_fd: int) -> int:
 
 def is_temp(name: str) -> bool:
     """Whether a file name is one ``fix`` writes beside a transcript and removes again."""
-    return _PATTERN.fullmatch(name) is not None
+    return name.startswith(".") and _PATTERN.fullmatch(name) is not None  # most names: one test

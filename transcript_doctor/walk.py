@@ -104,10 +104,15 @@ def _walk(
     ignores: dict[str, list[_Ignore]] = {top: _rules_above(os.path.abspath(top), include_self=False)}
     for root, dirs, files in os.walk(top, onerror=errors.append):
         rules = ignores.pop(root, [])
-        if root != top and treesource.is_root(root, dirs):  # a storage folder: one unit
-            dirs[:] = []
-            yield Target(root[2:] if root.startswith("./") else root, explicit=False)
-            continue
+        if root != top:
+            if treesource.is_root(root, dirs):  # a storage folder: one unit
+                dirs[:] = []
+                yield Target(root[2:] if root.startswith("./") else root, explicit=False)
+                continue
+            # A repository of its own inside: the outer one's rules stop at its folder.
+            # Told from the folder's own listing (no look per folder from its parent).
+            if (".git" in dirs or ".git" in files) and os.path.exists(os.path.join(root, ".git")):
+                rules = _rules_above(os.path.abspath(root), include_self=False)
         # Only a folder that lists a .gitignore has one to read (no failing open per folder).
         own = _load(os.path.abspath(root)) if ".gitignore" in files else None
         if own is not None:
@@ -122,10 +127,7 @@ def _walk(
                     vendor_folders.append(path)
                 continue
             kept.append(name)
-            inside = os.path.join(root, name)
-            # A repository of its own inside: the outer one's rules stop at its folder.
-            nested = os.path.exists(os.path.join(inside, ".git"))
-            ignores[inside] = _rules_above(os.path.abspath(inside), include_self=False) if nested else rules
+            ignores[os.path.join(root, name)] = rules
         dirs[:] = kept
         # os.path.join per file costs as much as the rest of the walk: the folder's part once.
         prefix = _join(root, "")
