@@ -141,7 +141,7 @@ def test_unreadable_file_and_folder_are_reported_and_the_run_goes_on(
     locked.write_text("[]")
     folder = tmp_path / "private"
     folder.mkdir()
-    real_open = open
+    real_open = os.open
 
     def locked_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]  # root reads any file
         if os.fspath(file).endswith("locked.json"):
@@ -155,7 +155,7 @@ def test_unreadable_file_and_folder_are_reported_and_the_run_goes_on(
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr("builtins.open", locked_open)
+    monkeypatch.setattr(os, "open", locked_open)  # linting reads through the descriptor
     monkeypatch.setattr(os, "scandir", scandir)
     result = linting.run(
         [str(tmp_path)], _options(), linting.Plan("concise", quiet=True, progress=False, jobs=1)
