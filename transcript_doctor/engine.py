@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from transcript_doctor import checks, guard, plain, prescreen, readers
+from transcript_doctor.analysis import holds
 from transcript_doctor.analysis.screen import Screen
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
@@ -243,7 +244,13 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
     """Every selected rule over one read file, sorted by position."""
     ctx = Context(transcript, options.catalog, options.redact)
     found: list[Located] = []
-    for _, check in checks.selected(options.selection, bool(transcript.conversations)):
+    conversations = transcript.conversations
+    chosen = (
+        checks.applicable(options.selection, holds.held(conversations))
+        if conversations
+        else checks.selected(options.selection, False)
+    )
+    for _, check in chosen:
         for finding in check(ctx):
             found.append(_locate(transcript, finding, ctx, options.unsafe_fixes))
     guard.withhold_contradictions(transcript, found, ctx)

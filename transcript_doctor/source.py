@@ -487,7 +487,7 @@ class Source:
     def locator(self) -> Locator:
         """Spans of a few pointers without indexing the whole document (a finding's line)."""
         if self._locator is None:
-            from transcript_doctor import jsonspan
+            import transcript_doctor.jsonspan as jsonspan
 
             self._locator = jsonspan.Locator(self.data, 3 if self.bom else 0, self.value)
         return self._locator

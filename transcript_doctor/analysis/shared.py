@@ -32,7 +32,7 @@ def shared(analysis: Callable[[Conversation], T], conversation: Conversation, ke
 def element_bytes(source: Source, origin: Origin) -> bytes | None:
     """The exact bytes of the element an origin names (a JSONL line, or the value at its
     pointer), or None when they cannot be told: what a fix's safety compares."""
-    from transcript_doctor import jsonspan
+    import transcript_doctor.jsonspan as jsonspan  # (see checks/__init__.py)
 
     try:
         if source.container is not Container.JSONL:
