@@ -48,7 +48,7 @@ def element_bytes(source: Source, origin: Origin) -> bytes | None:
                 return None
             if origin.pointer is None:
                 return source.line_bytes(line)
-            span = jsonspan.resolve(jsonspan.index(source.data, line.start, line.end), origin.pointer)
+            span = jsonspan.line_span(source.data, line.start, line.end, origin.pointer)
     except (KeyError, IndexError, ValueError):
         return None
     return source.data[span.start : span.end]
