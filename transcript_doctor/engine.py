@@ -172,8 +172,15 @@ def warm() -> None:
 
 
 def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
-    with _no_gc():  # until what was read is freed (see _no_gc)
+    # The collector is off until what was read is freed (see _NoGc), here without a
+    # context manager's object and two method calls per file.
+    if not gc.isenabled():
         return _inspect(path, data, options)[0]
+    gc.disable()
+    try:
+        return _inspect(path, data, options)[0]
+    finally:
+        gc.enable()
 
 
 def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
@@ -184,8 +191,10 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
 
 def _inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
     """``inspect`` with the collector already off (lint_bytes and inspect turn it off)."""
-    options = options.for_path(path)
-    if options.reader is None:
+    if options.config is not None:
+        options = options.for_path(path)
+    # (prescreen decides only large documents: the call is skipped for every small file)
+    if options.reader is None and len(data) >= prescreen.LARGE:
         why = prescreen.not_a_transcript(path, data)  # a large export: not parsed to be skipped
         if why is not None:
             return FileReport(path, skipped=f"not a transcript: {why}"), None
@@ -201,7 +210,7 @@ def _inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Tran
     source.loader = reader.loader  # before any record is read past detection
     # A Screen per file: it holds the state of the conversation it judges (a fleet's
     # worker may lint files in threads).
-    screen = Screen(options.catalog) if options.screen and checks.screenable(options.selection) else None
+    screen = Screen(options.catalog) if options.screen and _screenable(options.selection) else None
     try:
         conversations = reader.read_screened(source, screen)
     except RecursionError:
@@ -218,6 +227,20 @@ def _inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Tran
     # source's parse errors; tests/test_engine.py checks that no other FILE rule exists).
     found = run(transcript, options) if conversations or source.errors else []
     return FileReport(path, reader.name, found), transcript
+
+
+_SCREENABLE: list[tuple[Selection, bool]] = []  # the last selection asked, and its answer
+
+
+def _screenable(selection: Selection) -> bool:
+    """``checks.screenable`` of a run's selection, told by identity (its cache hashes the
+    selection in Python, once per file)."""
+    last = _SCREENABLE[0] if _SCREENABLE else None
+    if last is not None and last[0] is selection:
+        return last[1]
+    answer = checks.screenable(selection)
+    _SCREENABLE[:] = [(selection, answer)]
+    return answer
 
 
 class _NoGc:
