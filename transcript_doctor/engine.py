@@ -15,7 +15,7 @@ from transcript_doctor.checks.context import Context
 from transcript_doctor.config import Config
 from transcript_doctor.model import Applicability, Finding, Origin
 from transcript_doctor.plain import Mutable, Value
-from transcript_doctor.readers.base import Detection, Reader, preview
+from transcript_doctor.readers.base import Detection, Reader, Repair, preview
 from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
 from transcript_doctor.transcript import Transcript
 
@@ -273,9 +273,12 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
         if conversations
         else checks.selected(options.selection, False)
     )
+    repair: Repair | None = None  # the layout's repairs, looked up once per file (a module import)
     for _, check in chosen:
         for finding in check(ctx):
-            found.append(_locate(transcript, finding, ctx, options.unsafe_fixes))
+            if repair is None and finding.action is not None:
+                repair = transcript.reader.repair
+            found.append(_locate(repair, finding, ctx, options.unsafe_fixes))
     guard.withhold_contradictions(transcript, found, ctx)
     if options.with_edits:  # SARIF fixes, --show-fixes
         for located in found:
@@ -303,13 +306,14 @@ def _lines_changed(data: bytes, edits: list[Splice]) -> tuple[int, int]:
     return data.count(b"\n", 0, min(points)) + 1, data.count(b"\n", 0, max(points)) + 1
 
 
-def _locate(transcript: Transcript, finding: Finding, ctx: Context, unsafe_fixes: bool) -> Located:
+def _locate(repair: Repair | None, finding: Finding, ctx: Context, unsafe_fixes: bool) -> Located:
+    """``repair``: the file's reader's (set when the finding has an action)."""
     origin = finding.origin
     if origin.line == 0:
         origin = Origin(ctx.line(origin) if origin.pointer else 1, origin.record, origin.pointer)
     if finding.action is None:
         return Located(finding, origin, False)
-    repair = transcript.reader.repair
+    assert repair is not None
     if not repair.supports(finding.action):
         return Located(finding, origin, False, blocked=repair.refusal(finding.action))
     applicability = finding.safety.applicability
