@@ -244,3 +244,76 @@ def test_every_fixture_and_corpus_document_locates_as_the_full_index(path: Path)
     if len(pointers) > 3000:  # each is checked against a full index: the message lists' elements suffice
         pointers = [pointer for pointer in pointers if pointer.count("/") <= 2]
     _assert_same(data, pointers, start, value)
+
+
+# -- JSONL lines (jsonspan.line_span) ---------------------------------------------------
+
+
+def _line_full(data: bytes, start: int, end: int, pointer: str) -> tuple[Any, ...]:
+    try:
+        return ("span", _shape(jsonspan.resolve(jsonspan.index(data, start, end), pointer)))
+    except Exception as exc:
+        return ("error", type(exc))
+
+
+def _line_located(data: bytes, start: int, end: int, pointer: str) -> tuple[Any, ...]:
+    try:
+        return ("span", _shape(jsonspan.line_span(data, start, end, pointer)))
+    except Exception as exc:
+        return ("error", type(exc))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=_TREES, style=st.sampled_from(["compact", "compact", "python", "odd"]), data=st.data())
+def test_a_line_locates_as_the_full_index_of_the_line(tree: Any, style: str, data: st.DataObject) -> None:
+    try:
+        line = _write(tree, style, data.draw).replace("\n", " ").encode("utf-8", "surrogatepass")
+    except (TypeError, orjson.JSONEncodeError):
+        line = _write(tree, "python", data.draw).replace("\n", " ").encode("utf-8", "surrogatepass")
+    before, after = b'{"a": 1}\n', b"\n[2]\n"
+    text, start = before + line + after, len(before)
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        value = json.loads(line.decode("utf-8", "surrogatepass"))
+    extra = ["/9", "/-1", "/01", "/a/0", "/0/", "/a", "/b/1", "/k~0~1/0"]
+    for pointer in _pointers(value) + data.draw(st.lists(st.sampled_from(extra), max_size=4)):
+        assert _line_located(text, start, start + len(line), pointer) == _line_full(
+            text, start, start + len(line), pointer
+        ), pointer
+
+
+def test_a_canonical_line_is_located_without_indexing(monkeypatch: pytest.MonkeyPatch) -> None:
+    line = orjson.dumps({"type": "user", "message": {"content": [{"text": "é\n"}, {"id": [1, {"k": None}]}]}})
+    text = b"x\n" + line
+    pointers = _pointers(orjson.loads(line))
+    expected = {p: _line_full(text, 2, len(text), p)[1][:4] for p in pointers}  # start, end, kind, key_start
+    monkeypatch.setattr(jsonspan, "index", None)  # any index would fail
+    found = {p: jsonspan.line_span(text, 2, len(text), p) for p in pointers}
+    assert {p: (s.start, s.end, s.kind, s.key_start) for p, s in found.items()} == expected
+
+
+def _lines_files() -> list[Path]:
+    found = sorted((ROOT / "fixtures").rglob("*.jsonl"))
+    if CORPUS.is_dir():
+        found += sorted(CORPUS.rglob("*.jsonl"))
+    return found
+
+
+@pytest.mark.parametrize("path", _lines_files(), ids=lambda path: str(path.relative_to(path.parents[1])))
+def test_every_fixture_and_corpus_line_locates_as_the_full_index(path: Path) -> None:
+    data = path.read_bytes()
+    start, checked = 0, 0
+    for raw in data.split(b"\n"):
+        end = start + len(raw.rstrip(b"\r"))
+        try:
+            value = orjson.loads(data[start:end])
+        except orjson.JSONDecodeError:
+            value = None
+        pointers = _pointers(value)[:150] if value is not None else ["", "/0", "/message"]
+        for pointer in pointers:
+            assert _line_located(data, start, end, pointer) == _line_full(data, start, end, pointer), pointer
+        checked += len(pointers)
+        start += len(raw) + 1
+        if checked > 1000:  # the first lines of a large session suffice
+            break

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from transcript_doctor import checks, guard, plain, prescreen, readers
+from transcript_doctor.analysis import holds
 from transcript_doctor.analysis.screen import Screen
 from transcript_doctor.catalog import Catalog
 from transcript_doctor.checks import Selection, unknown_layout
@@ -14,7 +15,7 @@ from transcript_doctor.checks.context import Context
 from transcript_doctor.config import Config
 from transcript_doctor.model import Applicability, Finding, Origin
 from transcript_doctor.plain import Mutable, Value
-from transcript_doctor.readers.base import Detection, Reader, preview
+from transcript_doctor.readers.base import Detection, Reader, Repair, preview
 from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
 from transcript_doctor.transcript import Transcript
 
@@ -171,8 +172,15 @@ def warm() -> None:
 
 
 def lint_bytes(path: str, data: bytes, options: Options) -> FileReport:
-    with _no_gc():  # until what was read is freed (see _no_gc)
+    # The collector is off until what was read is freed (see _NoGc), here without a
+    # context manager's object and two method calls per file.
+    if not gc.isenabled():
         return _inspect(path, data, options)[0]
+    gc.disable()
+    try:
+        return _inspect(path, data, options)[0]
+    finally:
+        gc.enable()
 
 
 def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
@@ -183,8 +191,10 @@ def inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Trans
 
 def _inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Transcript | None]:
     """``inspect`` with the collector already off (lint_bytes and inspect turn it off)."""
-    options = options.for_path(path)
-    if options.reader is None:
+    if options.config is not None:
+        options = options.for_path(path)
+    # (prescreen decides only large documents: the call is skipped for every small file)
+    if options.reader is None and len(data) >= prescreen.LARGE:
         why = prescreen.not_a_transcript(path, data)  # a large export: not parsed to be skipped
         if why is not None:
             return FileReport(path, skipped=f"not a transcript: {why}"), None
@@ -200,7 +210,7 @@ def _inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Tran
     source.loader = reader.loader  # before any record is read past detection
     # A Screen per file: it holds the state of the conversation it judges (a fleet's
     # worker may lint files in threads).
-    screen = Screen(options.catalog) if options.screen and checks.screenable(options.selection) else None
+    screen = Screen(options.catalog) if options.screen and _screenable(options.selection) else None
     try:
         conversations = reader.read_screened(source, screen)
     except RecursionError:
@@ -217,6 +227,20 @@ def _inspect(path: str, data: bytes, options: Options) -> tuple[FileReport, Tran
     # source's parse errors; tests/test_engine.py checks that no other FILE rule exists).
     found = run(transcript, options) if conversations or source.errors else []
     return FileReport(path, reader.name, found), transcript
+
+
+_SCREENABLE: list[tuple[Selection, bool]] = []  # the last selection asked, and its answer
+
+
+def _screenable(selection: Selection) -> bool:
+    """``checks.screenable`` of a run's selection, told by identity (its cache hashes the
+    selection in Python, once per file)."""
+    last = _SCREENABLE[0] if _SCREENABLE else None
+    if last is not None and last[0] is selection:
+        return last[1]
+    answer = checks.screenable(selection)
+    _SCREENABLE[:] = [(selection, answer)]
+    return answer
 
 
 class _NoGc:
@@ -243,9 +267,18 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
     """Every selected rule over one read file, sorted by position."""
     ctx = Context(transcript, options.catalog, options.redact)
     found: list[Located] = []
-    for _, check in checks.selected(options.selection, bool(transcript.conversations)):
+    conversations = transcript.conversations
+    chosen = (
+        checks.applicable(options.selection, holds.held(conversations))
+        if conversations
+        else checks.selected(options.selection, False)
+    )
+    repair: Repair | None = None  # the layout's repairs, looked up once per file (a module import)
+    for _, check in chosen:
         for finding in check(ctx):
-            found.append(_locate(transcript, finding, ctx, options.unsafe_fixes))
+            if repair is None and finding.action is not None:
+                repair = transcript.reader.repair
+            found.append(_locate(repair, finding, ctx, options.unsafe_fixes))
     guard.withhold_contradictions(transcript, found, ctx)
     if options.with_edits:  # SARIF fixes, --show-fixes
         for located in found:
@@ -273,13 +306,14 @@ def _lines_changed(data: bytes, edits: list[Splice]) -> tuple[int, int]:
     return data.count(b"\n", 0, min(points)) + 1, data.count(b"\n", 0, max(points)) + 1
 
 
-def _locate(transcript: Transcript, finding: Finding, ctx: Context, unsafe_fixes: bool) -> Located:
+def _locate(repair: Repair | None, finding: Finding, ctx: Context, unsafe_fixes: bool) -> Located:
+    """``repair``: the file's reader's (set when the finding has an action)."""
     origin = finding.origin
     if origin.line == 0:
         origin = Origin(ctx.line(origin) if origin.pointer else 1, origin.record, origin.pointer)
     if finding.action is None:
         return Located(finding, origin, False)
-    repair = transcript.reader.repair
+    assert repair is not None
     if not repair.supports(finding.action):
         return Located(finding, origin, False, blocked=repair.refusal(finding.action))
     applicability = finding.safety.applicability

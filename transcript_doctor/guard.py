@@ -24,7 +24,9 @@ def withhold_contradictions(transcript: Transcript, found: list[Located], ctx: C
     """Mark both sides of every contradiction as not fixable, with the reason."""
     if not found:
         return  # (and actions.py, which a clean file's lint does not load, stays unloaded)
-    from transcript_doctor.actions import InsertResult, RemoveResult
+    import transcript_doctor.actions as actions  # (see checks/__init__.py)
+
+    InsertResult, RemoveResult = actions.InsertResult, actions.RemoveResult
 
     # A removal that destroys nothing (a byte copy of the result kept) contradicts nothing.
     removals = [

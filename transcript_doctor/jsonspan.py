@@ -434,13 +434,21 @@ class Locator:
             tokens = split(pointer)
             found = self._fast(tokens)
             if found is not None:
-                span, taken = found
+                start, end, taken, value, newline = found
+                if taken < len(tokens):  # inside the element: from its serialization too
+                    inside = _within(self.data, start, value, tokens[taken:], newline)
+                    if inside is not None:
+                        return inside
+                span = _element(self.data, start, end)
                 for token in tokens[taken:]:
                     span = span.child(token)
                 return span
         return resolve(self.root(), pointer)
 
-    def _fast(self, tokens: list[str]) -> tuple[Span, int] | None:
+    def _fast(self, tokens: list[str]) -> tuple[int, int, int, Any, bytes | None] | None:
+        """Where the message list element the pointer goes into starts and ends, how many
+        tokens that took, its value, and the newline and indentation of its own lines
+        (None: compact), its text being exactly orjson's of its value."""
         data, at, value = self.data, self.start, self.value
         if not tokens or value is _UNKNOWN:
             return None
@@ -449,19 +457,20 @@ class Locator:
             if head == 0x5B:  # [
                 k = _position(tokens[0], value)
                 found = None if k is None else _in_root_array(data, at, value, k)
-                taken = 1
-            elif head == 0x7B and isinstance(value, dict) and len(tokens) > 1:  # {
+                if found is None:
+                    return None
+                assert k is not None
+                return *found, 1, value[k], _root_newline(data, at)
+            if head == 0x7B and isinstance(value, dict) and len(tokens) > 1:  # {
                 k = _position(tokens[1], value.get(tokens[0]))
                 whole = None if k is None else self._canonical()
-                found = (
-                    None if k is None or whole is None else _in_member(data, at, value, tokens[0], k, whole)
-                )
-                taken = 2
-            else:
-                return None
+                if k is None or whole is None:
+                    return None
+                found = _in_member(data, at, value, tokens[0], k, whole)
+                return None if found is None else (*found, 2, value[tokens[0]][k], _MEMBER_NEWLINE)
+            return None
         except (TypeError, IndexError):  # orjson.JSONEncodeError: a lone surrogate, an integer beyond 64 bits
             return None
-        return None if found is None else (_element(data, *found), taken)
 
     def _canonical(self) -> int | None:
         """The document's length when it is exactly orjson's two-space indented text of its
@@ -471,6 +480,90 @@ class Locator:
             whole = orjson.dumps(self.value, option=orjson.OPT_INDENT_2)  # TypeError: see _fast
             self._whole = len(whole) if self.data.startswith(whole, self.start) else -1
         return self._whole if self._whole >= 0 else None
+
+
+def _root_newline(data: bytes, at: int) -> bytes | None:
+    """The newline and indentation of a top-level array's elements (None: compact), as
+    :func:`_in_root_array` proved them."""
+    if data[at + 1 : at + 2] != b"\n":
+        return None
+    spaces = _SPACES.match(data, at + 2)
+    assert spaces is not None  # the pattern matches the empty string
+    return b"\n" + spaces.group()
+
+
+_MEMBER_NEWLINE = b"\n    "  # a top-level member list's elements, in an indented document
+
+
+def _length(value: Any, newline: bytes | None) -> int:
+    """The length of ``value``'s text as orjson writes it, compact (``newline`` None) or
+    indented by two spaces with its lines after the first starting with ``newline``."""
+    if newline is None:
+        return len(orjson.dumps(value))
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    return len(text) + text.count(b"\n") * (len(newline) - 1)
+
+
+def _within(data: bytes, at: int, value: Any, tokens: list[str], newline: bytes | None) -> Span | None:
+    """The span at ``tokens`` inside the value at ``at`` whose text is exactly orjson's
+    text of ``value`` (compact, or indented with ``newline`` before its closing bracket),
+    from the lengths of the serialized members and elements before it: no scan of the
+    text.  None where a token names no member or element of a container (the full index
+    then gives the span, or its error).
+
+    Each member or element of a container follows its ``{``, ``[`` or ``,`` after a
+    newline and two more spaces than the container's (nothing, compact); a key is
+    followed by ``": "`` (``":"``)."""
+    key_start = -1
+    try:
+        for token in tokens:
+            inner = None if newline is None else newline + b"  "
+            lead = 0 if inner is None else len(inner)
+            colon = 1 if inner is None else 2
+            pos = at + 1  # after the bracket
+            if value.__class__ is dict:
+                for key, member in value.items():
+                    name = len(orjson.dumps(key))
+                    if key == token:
+                        key_start = pos + lead
+                        at = key_start + name + colon
+                        value = member
+                        break
+                    pos += lead + name + colon + _length(member, inner) + 1
+                else:
+                    return None
+            elif value.__class__ is list:
+                if not (token.isascii() and token.isdigit()) or int(token) >= len(value):
+                    return None
+                k = int(token)
+                for element in value[:k]:
+                    pos += lead + _length(element, inner) + 1
+                at, key_start, value = pos + lead, -1, value[k]
+            else:
+                return None
+            newline = inner
+        span = _element(data, at, at + _length(value, newline))
+    except TypeError:  # orjson.JSONEncodeError (see Locator._fast)
+        return None
+    span.key_start = key_start
+    return span
+
+
+def line_span(data: bytes, start: int, end: int, pointer: str) -> Span:
+    """``resolve(index(data, start, end), pointer)`` for a JSONL line: where the line is
+    exactly orjson's compact text of its value (JSON.stringify's, as most vendors write
+    their lines), from serializations (:func:`_within`), with no scan of its text."""
+    raw = data[start:end]
+    try:
+        value = orjson.loads(raw)
+        canonical = orjson.dumps(value) == raw
+    except (orjson.JSONDecodeError, TypeError):  # (TypeError: orjson.JSONEncodeError)
+        canonical = False
+    if canonical:
+        found = _within(data, start, value, split(pointer), None)
+        if found is not None:
+            return found
+    return resolve(index(data, start, end), pointer)
 
 
 def locate(data: bytes, pointer: str, start: int = 0, value: Any = _UNKNOWN) -> Span:

@@ -287,21 +287,24 @@ class Source:
     detection so the reader that claims the file does not parse them twice.
     """
 
+    # What most files never set: class defaults, not a store each per file (one is made
+    # per file linted; the instance takes its own value when one is set).
+    loader: Loader = STRICT  # the reader that claims the file names its vendor's
+    _lines: list[Line] | None = None
+    _head: tuple[int, list[Any]] | None = None
+    _value: Any = None
+    _parsed = False
+    _locator: Locator | None = None
+    _lines_index: LineIndex | None = None
+    _lookups = 0
+
     def __init__(self, path: str, data: bytes, container: Container) -> None:
         self.path = path
         self.data = data
         self.container = container
         self.bom = data.startswith(BOM)
-        self.loader = STRICT  # the reader that claims the file names its vendor's
         self._errors: list[ParseError] = []
-        self._lines: list[Line] | None = None
         self._cache: dict[int, Any] = {}
-        self._head: tuple[int, list[Any]] | None = None
-        self._value: Any = None
-        self._parsed = False
-        self._locator: Locator | None = None
-        self._lines_index: LineIndex | None = None
-        self._lookups = 0
         self._pieces: set[int] = set()  # records rejoined into one (Source.rejoin)
         self._torn: set[int] = set()  # lines whose bytes are not one value the loader reads
         # What a typed fast path decoded of the file, by decoder (readers/typed_lines.py):
@@ -487,7 +490,7 @@ class Source:
     def locator(self) -> Locator:
         """Spans of a few pointers without indexing the whole document (a finding's line)."""
         if self._locator is None:
-            from transcript_doctor import jsonspan
+            import transcript_doctor.jsonspan as jsonspan
 
             self._locator = jsonspan.Locator(self.data, 3 if self.bom else 0, self.value)
         return self._locator

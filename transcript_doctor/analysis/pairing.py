@@ -21,6 +21,7 @@ from transcript_doctor.plain import Plain
 
 _TOOL_PARTS = (PartKind.TOOL_CALL, PartKind.TOOL_RESULT)
 _SILENT = (PartKind.TOOL_CALL, PartKind.THINKING)
+_CALL, _RESULT = PartKind.TOOL_CALL, PartKind.TOOL_RESULT
 
 
 class Call(Plain):
@@ -97,26 +98,34 @@ def analyse(conversation: Conversation) -> Pairing:
     pending: dict[object, deque[Call]] = {}
     first_call: dict[object, Call] = {}
     answered: dict[object, Part] = {}  # the first result of each answered call
-    for index, (message, group) in enumerate(zip(messages, groups, strict=True)):
+    for index, message in enumerate(messages):
+        group = groups[index]
         for part in message.parts:
-            # A part without an id can never pair: its call stays open, its result orphaned.
-            key: object = part.call_id if part.call_id is not None else object()
-            if part.kind is PartKind.TOOL_CALL:
+            kind = part.kind
+            if kind is _CALL:
+                # A part without an id can never pair: its call stays open, its result orphaned.
+                key: object = part.call_id if part.call_id is not None else object()
                 call = Call(message, part, group, index)
                 if key in first_call:
                     result.repeated_calls.append((first_call[key], call))
                 else:
                     first_call[key] = call
-                pending.setdefault(key, deque()).append(call)
-            elif part.kind is PartKind.TOOL_RESULT:
+                queue = pending.get(key)
+                if queue is None:
+                    pending[key] = deque((call,))
+                else:
+                    queue.append(call)
+            elif kind is _RESULT:
+                key = part.call_id if part.call_id is not None else object()
                 queue = pending.get(key)
                 if queue:
                     call = queue.popleft()
                     answered.setdefault(key, part)
                     # Record order judges pairs the ids made; a pair guessed by position has
                     # no order of its own to judge (the guess already follows the merged turns).
-                    judged = part.paired_by != "adjacency" and _spoken_between(messages, call.index, index)
-                    if group != call.group + 1 or judged:
+                    if group != call.group + 1 or (
+                        part.paired_by != "adjacency" and _spoken_between(messages, call.index, index)
+                    ):
                         result.displaced.append(Placed(message, part, call))
                 elif key in answered:
                     result.duplicates.append(Placed(message, part, first_call[key], answered[key]))

@@ -32,7 +32,7 @@ def shared(analysis: Callable[[Conversation], T], conversation: Conversation, ke
 def element_bytes(source: Source, origin: Origin) -> bytes | None:
     """The exact bytes of the element an origin names (a JSONL line, or the value at its
     pointer), or None when they cannot be told: what a fix's safety compares."""
-    from transcript_doctor import jsonspan
+    import transcript_doctor.jsonspan as jsonspan  # (see checks/__init__.py)
 
     try:
         if source.container is not Container.JSONL:
@@ -48,7 +48,7 @@ def element_bytes(source: Source, origin: Origin) -> bytes | None:
                 return None
             if origin.pointer is None:
                 return source.line_bytes(line)
-            span = jsonspan.resolve(jsonspan.index(source.data, line.start, line.end), origin.pointer)
+            span = jsonspan.line_span(source.data, line.start, line.end, origin.pointer)
     except (KeyError, IndexError, ValueError):
         return None
     return source.data[span.start : span.end]

@@ -2,6 +2,11 @@
 
 A new rule is a new module listed here plus its doc in ``rules/docs/``; the engine never
 changes for it.
+
+What a clean file's lint must not load (actions, pairing) a check imports in its body as
+``import transcript_doctor.actions as actions``: ``from transcript_doctor.actions import
+X`` costs twice as much at every call (the import looks for the module's ``__path__``, an
+AttributeError raised and dropped), and every check runs once per damaged file.
 """
 
 from __future__ import annotations
@@ -43,14 +48,16 @@ Check = Callable[[Context], Iterator[Finding]]
 
 class Registered:
     """A rule and its check.  (A plain class: a dataclass compiles its methods when its
-    module is imported, at every start-up.)"""
+    module is imported, at every start-up.)  ``needs``: the bits of ``analysis/holds.py``
+    without all of which the check finds nothing (the module's ``NEEDS``; 0: always run)."""
 
-    __slots__ = ("check", "rule")
+    __slots__ = ("check", "needs", "rule")
     rule: Rule
     check: Check | None
+    needs: int
 
-    def __init__(self, rule: Rule, check: Check | None) -> None:
-        self.rule, self.check = rule, check
+    def __init__(self, rule: Rule, check: Check | None, needs: int = 0) -> None:
+        self.rule, self.check, self.needs = rule, check, needs
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Registered) and (self.rule, self.check) == (other.rule, other.check)
@@ -67,7 +74,7 @@ def registry() -> tuple[Registered, ...]:
     entries = []
     for name in _MODULES:
         module = import_module(f"{__name__}.{name}")
-        entries.append(Registered(module.RULE, module.check))
+        entries.append(Registered(module.RULE, module.check, getattr(module, "NEEDS", 0)))
     return tuple(sorted(entries, key=lambda e: e.rule.code))
 
 
@@ -83,6 +90,18 @@ def selected(selection: Selection, conversations: bool) -> tuple[tuple[Rule, Che
         if entry.check is not None
         and entry.rule in selection
         and (conversations or entry.rule.screen is Screening.FILE)
+    )
+
+
+@cache
+def applicable(selection: Selection, held: int) -> tuple[tuple[Rule, Check], ...]:
+    """``selected(selection, True)`` without the checks that find nothing in a file whose
+    conversations hold only ``held`` (``analysis.holds.held``): chosen once per run and
+    set of bits, not per file."""
+    return tuple(
+        (entry.rule, entry.check)
+        for entry in registry()
+        if entry.check is not None and entry.rule in selection and entry.needs & held == entry.needs
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.analysis.turns import abandoned_partials, last_turn
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Role, Rule, Screening, Severity, unsafe
@@ -18,6 +19,8 @@ RULE = Rule(
     screen=Screening.ASKED,
     phase=Phase.TURNS,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.ASSISTANT
 
 # A partial answer is real model output, kept by some vendors on purpose.
 SAFETY = unsafe("removes a partial model answer, which is real model output")
@@ -25,7 +28,7 @@ SAFETY = unsafe("removes a partial model answer, which is real model output")
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action (start-up).
-    from transcript_doctor.actions import RemoveMessage
+    import transcript_doctor.actions as actions
 
     for conversation in ctx.conversations:
         partials = abandoned_partials(conversation)
@@ -35,7 +38,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                 message.origin,
                 "the history ends with a partial assistant turn abandoned before an error or "
                 f"interrupted notice; every retry replays it{ctx.where(conversation)}",
-                RemoveMessage(message),
+                actions.RemoveMessage(message),
                 SAFETY,
             )
         if partials:
@@ -51,6 +54,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 final.origin,
                 f"the history ends with a partial assistant turn marked {ctx.quote(marker.text or '')} "
                 f"({marker.vendor}); every retry replays it{ctx.where(conversation)}",
-                RemoveMessage(final),
+                actions.RemoveMessage(final),
                 SAFETY,
             )

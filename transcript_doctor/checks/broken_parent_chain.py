@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, unsafe
 
@@ -18,6 +19,8 @@ RULE = Rule(
     phase=Phase.RECORDS,
     rank=1,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.BROKEN_LINK
 
 # The nearest preceding record is a guess: the lost parent may have been on another branch.
 SAFETY = unsafe("re-links the chain to a record chosen by position, which changes what resume replays")
@@ -25,7 +28,7 @@ SAFETY = unsafe("re-links the chain to a record chosen by position, which change
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action (start-up).
-    from transcript_doctor.actions import Relink
+    import transcript_doctor.actions as actions
 
     for conversation in ctx.conversations:
         for link in conversation.broken_links:
@@ -34,6 +37,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 link.origin,
                 f"parent {link.missing} is not in the file; resume silently drops everything "
                 f"before this record{ctx.where(conversation)}",
-                Relink(link),
+                actions.Relink(link),
                 SAFETY,
             )

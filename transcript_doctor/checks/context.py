@@ -15,16 +15,21 @@ EXCERPT = 40
 
 
 class Context:
+    __slots__ = ("catalog", "conversations", "redact", "transcript")
+
     def __init__(self, transcript: Transcript, catalog: Catalog, redact: bool = False) -> None:
         self.transcript = transcript
         self.catalog = catalog
         self.redact = redact
-
-    @property
-    def conversations(self) -> list[Conversation]:
-        return self.transcript.conversations
+        # Every check loops over them: an attribute, not a property call each time (a
+        # Context lives for one run of the rules over one read file).
+        self.conversations: list[Conversation] = transcript.conversations
 
     def shared(self, analysis: Callable[[Conversation], T], conversation: Conversation) -> T:
+        """``analysis.shared.shared``, its memo read here (the TD3 checks each ask it)."""
+        memo = conversation.memo
+        if analysis in memo:
+            return memo[analysis]  # type: ignore[return-value]
         return shared(analysis, conversation)
 
     def line(self, origin: Origin) -> int:

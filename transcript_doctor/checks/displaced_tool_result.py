@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, unsafe
 
@@ -18,6 +19,8 @@ RULE = Rule(
     phase=Phase.PAIRING,
     rank=2,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.CALL | holds.RESULT
 
 # A result placed by a wrong pairing would be moved away from the call it answers.
 SAFETY = unsafe("moves a real tool result; if the pairing is wrong it lands after the wrong call")
@@ -25,8 +28,8 @@ SAFETY = unsafe("moves a real tool result; if the pairing is wrong it lands afte
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action nor pairing (start-up).
-    from transcript_doctor.actions import MoveResult
-    from transcript_doctor.analysis import pairing
+    import transcript_doctor.actions as actions
+    import transcript_doctor.analysis.pairing as pairing
 
     for conversation in ctx.conversations:
         for moved in ctx.shared(pairing.analyse, conversation).displaced:
@@ -37,6 +40,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 moved.part.origin,
                 f"result for {call} is not in the message right after its call at "
                 f"{ctx.place(moved.call.part.origin)}{how}{ctx.where(conversation)}",
-                MoveResult(moved.message, moved.part, moved.call.message),
+                actions.MoveResult(moved.message, moved.part, moved.call.message),
                 SAFETY,
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import (
     Applicability,
@@ -30,6 +31,8 @@ RULE = Rule(
     rank=2,
     applicability_when="safe (byte-identical copy); unsafe (differs)",
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.DUPLICABLE
 
 COPY = safe("the removed record is a byte-identical copy of the one kept")
 DIFFERENT = unsafe("the removed record differs from the one kept (same content and identity, other bytes)")
@@ -37,7 +40,7 @@ DIFFERENT = unsafe("the removed record differs from the one kept (same content a
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action (start-up).
-    from transcript_doctor.actions import RemoveDuplicate
+    import transcript_doctor.actions as actions
 
     for conversation in ctx.conversations:
         previous: Message | None = None
@@ -56,7 +59,7 @@ def check(ctx: Context) -> Iterator[Finding]:
                     message.origin,
                     f"user turn repeats the one at {ctx.place(previous.origin)} exactly (same content "
                     f"and identity): the harness recorded it twice{ctx.where(conversation)}",
-                    RemoveDuplicate(message),
+                    actions.RemoveDuplicate(message),
                     COPY if ctx.same_bytes(message.origin, previous.origin) else DIFFERENT,
                 )
             previous = message

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.analysis.turns import abandoned_partials
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import (
@@ -33,6 +34,8 @@ RULE = Rule(
     rank=3,
     applicability_when="safe (empty); unsafe (thinking-only)",
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.ASSISTANT
 
 
 def emptiness(message: Message, thinking_only_is_empty: bool) -> str | None:
@@ -65,7 +68,7 @@ def safety(message: Message) -> Safety:
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action (start-up).
-    from transcript_doctor.actions import RemoveMessage
+    import transcript_doctor.actions as actions
 
     for conversation in ctx.conversations:
         partials = abandoned_partials(conversation)
@@ -78,6 +81,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                     RULE,
                     message.origin,
                     f"assistant turn {why}{ctx.where(conversation)}",
-                    RemoveMessage(message),
+                    actions.RemoveMessage(message),
                     safety(message),
                 )

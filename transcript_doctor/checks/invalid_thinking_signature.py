@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Finding, PartKind, Rule, Screening, Severity
 
@@ -14,6 +15,8 @@ RULE = Rule(
     "A Claude thinking block with an empty or missing signature.",
     screen=Screening.EXCLUDED,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.UNSIGNED_THINKING
 
 
 def check(ctx: Context) -> Iterator[Finding]:

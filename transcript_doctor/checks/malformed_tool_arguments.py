@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.analysis.arguments import malformed
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import (
@@ -29,6 +30,8 @@ RULE = Rule(
     phase=Phase.CONTENT,
     rank=2,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.ARGUMENTS | holds.CALL
 
 # The text is the model's own output (what it meant to call the tool with): replacing it
 # loses that, even though no program can read it.
@@ -37,7 +40,7 @@ SAFETY = unsafe("replaces the model's own arguments text (kept in the report) wi
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action (start-up).
-    from transcript_doctor.actions import ReplaceArguments
+    import transcript_doctor.actions as actions
 
     for conversation in ctx.conversations:
         if not conversation.dialect.replays_arguments_text:
@@ -52,6 +55,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                         f"tool call {part.call_id}{name} has arguments that are not valid JSON "
                         f"({ctx.quote(part.arguments or '')}); they are replayed verbatim with "
                         f"every later request{ctx.where(conversation)}",
-                        ReplaceArguments(message, part),
+                        actions.ReplaceArguments(message, part),
                         SAFETY,
                     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, PartKind, Phase, Rule, Screening, Severity, safe
 
@@ -18,13 +19,15 @@ RULE = Rule(
     phase=Phase.CONTENT,
     rank=1,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.UNSIGNED_CALL
 
 SAFETY = safe("adds the signature Gemini CLI itself adds; changes nothing else")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action (start-up).
-    from transcript_doctor.actions import AddSignature
+    import transcript_doctor.actions as actions
 
     for conversation in ctx.conversations:
         for message in conversation.messages:
@@ -36,6 +39,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                         part.origin,
                         f"functionCall{name} opens a model turn without a thoughtSignature; "
                         f"Gemini 3 rejects the replayed history{ctx.where(conversation)}",
-                        AddSignature(message, part),
+                        actions.AddSignature(message, part),
                         SAFETY,
                     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, unsafe
 
@@ -18,6 +19,8 @@ RULE = Rule(
     phase=Phase.PAIRING,
     rank=1,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.RESULT
 
 # An orphan may be a real result whose call was lost or mis-paired (an id-less call).
 SAFETY = unsafe("removes a tool result, which may be real tool output whose call was lost or mis-paired")
@@ -25,8 +28,8 @@ SAFETY = unsafe("removes a tool result, which may be real tool output whose call
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action nor pairing (start-up).
-    from transcript_doctor.actions import RemoveResult
-    from transcript_doctor.analysis import pairing
+    import transcript_doctor.actions as actions
+    import transcript_doctor.analysis.pairing as pairing
 
     for conversation in ctx.conversations:
         for orphan in ctx.shared(pairing.analyse, conversation).orphans:
@@ -35,6 +38,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 RULE,
                 orphan.part.origin,
                 f"result for {call} answers no earlier tool call{how}{ctx.where(conversation)}",
-                RemoveResult(orphan.message, orphan.part),
+                actions.RemoveResult(orphan.message, orphan.part),
                 SAFETY,
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.placeholders import is_whole_turn_candidate
 from transcript_doctor.model import Finding, Role, Rule, Screening, Severity
@@ -15,6 +16,8 @@ RULE = Rule(
     "A longer assistant reply contains a distinctive harness marker verbatim: the model may have learned to repeat it.",
     screen=Screening.ASKED,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.ASSISTANT
 
 
 def check(ctx: Context) -> Iterator[Finding]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Finding, Rule, Screening, Severity
 
@@ -14,11 +15,13 @@ RULE = Rule(
     "Tool calls without results at the very end of the history: a suspended or killed turn the vendor resumes itself.",
     screen=Screening.ASKED,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.CALL
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no pairing (start-up).
-    from transcript_doctor.analysis import pairing
+    import transcript_doctor.analysis.pairing as pairing
 
     for conversation in ctx.conversations:
         for gap in ctx.shared(pairing.analyse, conversation).unanswered:

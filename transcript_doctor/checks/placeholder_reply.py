@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.catalog import INTERRUPTION
 from transcript_doctor.checks.context import Context
 from transcript_doctor.checks.placeholders import safety, whole_turn_markers
@@ -21,11 +22,13 @@ RULE = Rule(
     rank=1,
     applicability_when="safe (placeholder only); unsafe (beside thinking or other blocks)",
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.ASSISTANT
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action (start-up).
-    from transcript_doctor.actions import RemoveMessage
+    import transcript_doctor.actions as actions
 
     for conversation, message, marker in whole_turn_markers(ctx):
         if marker.kind == INTERRUPTION:
@@ -35,6 +38,6 @@ def check(ctx: Context) -> Iterator[Finding]:
             message.origin,
             f"assistant turn is the {marker.vendor} placeholder "
             f"{ctx.quote(message.visible_text.strip())}, not model output{ctx.where(conversation)}",
-            RemoveMessage(message),
+            actions.RemoveMessage(message),
             safety(message),
         )

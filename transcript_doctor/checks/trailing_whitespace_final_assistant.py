@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.analysis.turns import abandoned_partials, last_turn
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import (
@@ -28,13 +29,15 @@ RULE = Rule(
     screen=Screening.ASKED,
     phase=Phase.CONTENT,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.ASSISTANT | holds.PREFILL
 
 SAFETY = safe("removes only trailing whitespace; every other character of the text stays")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action (start-up).
-    from transcript_doctor.actions import StripTrailingWhitespace
+    import transcript_doctor.actions as actions
 
     for conversation in ctx.conversations:
         if not conversation.dialect.final_text_is_prefill:
@@ -54,6 +57,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 part.origin,
                 f"the final assistant text ends with whitespace ({tail!r}), which Anthropic "
                 f"rejects when the history is replayed as prefill{ctx.where(conversation)}",
-                StripTrailingWhitespace(final, part),
+                actions.StripTrailingWhitespace(final, part),
                 SAFETY,
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Applicability, Finding, Phase, Rule, Screening, Severity, safe
 
@@ -18,14 +19,16 @@ RULE = Rule(
     phase=Phase.PAIRING,
     rank=3,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.CALL
 
 SAFETY = safe("adds a synthetic error result marked as such; removes nothing")
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     # Not at import: the lint of a clean file loads no action nor pairing (start-up).
-    from transcript_doctor.actions import InsertResult
-    from transcript_doctor.analysis import pairing
+    import transcript_doctor.actions as actions
+    import transcript_doctor.analysis.pairing as pairing
 
     for conversation in ctx.conversations:
         for gap in ctx.shared(pairing.analyse, conversation).unanswered:
@@ -37,6 +40,6 @@ def check(ctx: Context) -> Iterator[Finding]:
                 gap.call.part.origin,
                 f"{call} has no result, but the conversation continues at "
                 f"{ctx.place(gap.continued_at.origin)}{how}{ctx.where(conversation)}",
-                InsertResult(gap.call.message, gap.call.part),
+                actions.InsertResult(gap.call.message, gap.call.part),
                 SAFETY,
             )

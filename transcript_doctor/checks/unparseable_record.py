@@ -30,8 +30,8 @@ REJOINED = safe("writes each raw line break inside the string as its escape; eve
 def check(ctx: Context) -> Iterator[Finding]:
     for error in ctx.transcript.source.errors:
         # Loaded with the first finding: a clean file's lint loads no action (start-up).
-        from transcript_doctor.actions import RepairRecord
+        import transcript_doctor.actions as actions
 
-        action = RepairRecord(error) if error.repair else None
+        action = actions.RepairRecord(error) if error.repair else None
         safety = REJOINED if error.repair == REJOIN else SAFETY
         yield Finding(RULE, Origin(error.line, error.record), error.message, action, safety)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from transcript_doctor.analysis import holds
 from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Finding, Message, PartKind, Role, Rule, Screening, Severity
 
@@ -14,6 +15,8 @@ RULE = Rule(
     "Gemini histories: a tool-response turn is followed directly by a new prompt, which replay fuses into the response.",
     screen=Screening.EXCLUDED,
 )
+# Without these it finds nothing (analysis/holds.py: the engine does not run it).
+NEEDS = holds.FUSES | holds.RESULT
 
 
 def _fused_within(message: Message) -> bool:
