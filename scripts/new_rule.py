@@ -45,6 +45,9 @@ RULE = Rule(
     # or FILE (about the file, never a conversation); tests/test_screen.py lists those.
     screen=Screening.NONE,
 )
+# Once wired: the bits of analysis/holds.py without all of which it finds nothing (the
+# engine then skips it on a file that lacks one; tests/test_holds.py checks it), e.g.
+# NEEDS = holds.ASSISTANT
 
 
 def check(ctx: Context) -> Iterator[Finding]:
