@@ -37,10 +37,13 @@ from msgspec import UNSET, Raw, UnsetType
 from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.codex.history import CONTEXT_ITEMS, CONTEXT_OPENERS, RESULT_ITEMS, TEXT_CONTENT
-from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, take
+from transcript_doctor.readers.typed_lines import decode_once, decoded, segments, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
 _NULL = msgspec.Raw(b"null")
+# Kept on a source (``Source.typed``): whether no number in it may lie beyond a double
+# (``may_overflow``), asked once by detection and the proof, which both need it.
+_FITS = "codex: no number beyond a double"
 
 
 class _Payload(msgspec.Struct):
@@ -124,10 +127,11 @@ def first_line(source: Source) -> bytes | None:
     the proof takes them) show that no record of the head holds a key of ``PROBED``; else
     None (then the head is parsed).
 
-    Every line decodes into ``_Line`` (an object), and none of the head's lines may hold a
-    number beyond a double: orjson, the head's parser, then reads each of them (msgspec
-    refuses what orjson refuses otherwise), so the head is exactly the first lines.  The
-    reader parses the first one with orjson and asks it what ``detect`` asks."""
+    Every line decodes into ``_Line`` (an object), and no line may hold a number beyond a
+    double: orjson, the head's parser, then reads each of them (msgspec refuses what
+    orjson refuses otherwise), so the head is exactly the first lines.  The whole file is
+    asked, not the head alone: the proof asks it of the whole file anyway (``_fits``).
+    The reader parses the first line with orjson and asks it what ``detect`` asks."""
     records = decode_once(source, _DECODER)
     if not records:
         return None
@@ -142,8 +146,21 @@ def first_line(source: Source) -> bytes | None:
             or record.rewindTo is not UNSET
         ):
             return None
-    lines = head_lines(source.data)
-    return lines[0] if lines else None
+    data = source.data
+    if not _fits(data, source):
+        return None
+    return next(segments(data, (0,)), None)
+
+
+def _fits(data: bytes, source: Source | None) -> bool:
+    """``not may_overflow(data)``, asked of a source once (kept on it)."""
+    if source is None:
+        return not may_overflow(data)
+    memo = source.typed
+    fits: bool | None = memo.get(_FITS)
+    if fits is None:
+        fits = memo[_FITS] = not may_overflow(data)
+    return fits
 
 
 def prove(data: bytes, screen: Screen, source: Source | None = None) -> Proof | None:
@@ -151,7 +168,7 @@ def prove(data: bytes, screen: Screen, source: Source | None = None) -> Proof | 
     not cover it.  Where it covers it, every line parses (no TD001).  ``source``: the
     rollout's, whose typed records detection may have decoded (``first_line``)."""
     lines = take(source, _DECODER) if source is not None else decoded(data, _DECODER)
-    if not lines or may_overflow(data):  # serde_json refuses such a number; msgspec skips it
+    if not lines or not _fits(data, source):  # serde_json refuses such a number; msgspec skips it
         return None
     try:
         compacted, turns = _turns(lines)
