@@ -752,12 +752,9 @@ def _openworker_variants(data: bytes) -> list[bytes]:
 
 
 @pytest.mark.parametrize("path", OPENWORKER, ids=lambda p: p.name)
-def test_openworker_damage_is_found_by_both_paths(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openworker_damage_is_found_by_both_paths(path: Path) -> None:
     """Every variant of an openworker conversation lints the same with and without the
-    typed proof (``readers/openworker/fast.py``; taken here however short the file)."""
-    from transcript_doctor.readers.openworker import reader
-
-    monkeypatch.setattr(reader, "TYPED_FROM", 0)
+    typed proof (``readers/openworker/fast.py``)."""
     for data in _openworker_variants(path.read_bytes()):
         fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
@@ -765,35 +762,34 @@ def test_openworker_damage_is_found_by_both_paths(path: Path, monkeypatch: pytes
 
 
 def test_the_openworker_fast_path_proves_clean_conversations_clean(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A clean openworker conversation is not parsed into dicts at all (the line parser is
-    made to fail), and one the screen doubts is parsed only from the screen's cut.  A
-    conversation shorter than ``TYPED_FROM`` lines is streamed as before (detection parsed
-    most of it already)."""
-    from transcript_doctor.readers.openworker import reader
+    """A clean openworker conversation, however short, is not parsed into dicts at all
+    (neither its head for detection nor its lines), and one the screen doubts is parsed
+    only from the screen's cut."""
     from transcript_doctor.source import Source
 
     clean = FIXTURES / "openworker" / "clean-sidecars.jsonl"
     data = clean.read_bytes()
     lines = data.splitlines(keepends=True)
+    assert len(lines) < 40  # shorter than the proof took before: streamed from the head then
     damaged = (
         data + lines[2] + b'{"role": "assistant", "content": ""}\n'
     )  # a new prompt, an empty answer: TD103
     full = engine.lint_bytes(clean.name, damaged, _options(False))
     assert full.findings
     parsed: list[int] = []
-    records = Source.records
+    records, head = Source.records, Source.head
 
     def counting(self: Source, chosen: object = None) -> object:
         for line, value in records(self, chosen):  # type: ignore[arg-type]
             parsed.append(line.index)
             yield line, value
 
+    def counted_head(self: Source, count: int = 20) -> list[object]:
+        parsed.append(-1)
+        return head(self, count)
+
     monkeypatch.setattr(Source, "records", counting)
-    report = engine.lint_bytes(clean.name, data, _options(True))
-    assert (report.reader, report.findings) == ("openworker", [])
-    assert parsed == list(range(len(lines)))  # short: streamed
-    parsed.clear()
-    monkeypatch.setattr(reader, "TYPED_FROM", len(lines))
+    monkeypatch.setattr(Source, "head", counted_head)
     report = engine.lint_bytes(clean.name, data, _options(True))
     assert (report.reader, report.findings, parsed) == ("openworker", [], [])
     fast = engine.lint_bytes(clean.name, damaged, _options(True))
