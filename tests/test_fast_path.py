@@ -1233,10 +1233,11 @@ COPILOT = sorted(p for p in (FIXTURES / "copilot-cli").rglob("events.jsonl") if 
 def _copilot_variants(data: bytes, tail: bool = False) -> list[bytes]:
     """Damage that keeps every line an event, one line at a time: what the proof of an
     event log (``readers/copilot_cli/fast.py``) replays and hands to the screen.  A reply
-    made empty, blank, given a trailing blank or a placeholder, a call or completion
-    given another id or none, a request that is no object, a late prompt (also recorded
-    before the results of open calls), a sub-agent's event, an event id written twice,
-    and a line of another envelope."""
+    made empty, blank, given a trailing blank or a placeholder, escapes, or content that
+    is no string (the proof decodes a reply's raw content), a system message's content
+    that is no string, a call or completion given another id or none, a request that is
+    no object, a late prompt (also recorded before the results of open calls), a
+    sub-agent's event, an event id written twice, and a line of another envelope."""
     lines = data.split(b"\n")
     found: list[bytes] = []
     for i, line in enumerate(lines if tail else lines[:40]):
@@ -1252,6 +1253,15 @@ def _copilot_variants(data: bytes, tail: bool = False) -> list[bytes]:
                     b'"model":"fake-model","content":"',
                     b'"model":"fake-model","content":"[Request interrupted by user]","x":"',
                 ),
+                (
+                    b'"model":"fake-model","content":"',
+                    b'"model":"fake-model","content":"\\u0020\\n\\t","x":"',
+                ),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":"\\u00e9 ok","x":"'),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":5,"x":"'),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":null,"x":"'),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":["a"],"x":"'),
+                (b'"role":"system","content":"', b'"role":"system","content":{"a":1},"x":"'),
                 (b'"toolCallId":"', b'"toolCallId":"other-'),
                 (b'"toolCallId":"', b'"toolCallId":null,"x":"'),
                 (b'"toolRequests":[', b'"toolRequests":[1,'),
