@@ -218,7 +218,7 @@ def _regrouped(items: list[tuple[_Payload, int | None]]) -> list[list[Any]]:
     order, each a list ``[kind, texts, call ids]`` (a prompt or context: ``[kind, raw
     content, its line index or None]``), from the items and the index of the line each
     was read from (None: from a replacement history).  One loop, no call per item: the
-    regrouping was a fifth of a small rollout's lint."""
+    calls per item and per message cost 3% of a small rollout's lint (instructions)."""
     messages: list[list[Any]] = []
     append = messages.append
     run: list[Any] | None = None  # the open model turn
