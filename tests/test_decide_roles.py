@@ -215,23 +215,10 @@ def check(data: bytes, path: str) -> readers.Detection | None:
     return decided_by
 
 
-def _long(data: bytes, module: str) -> bytes:
-    """An openworker conversation made as long as the proof takes (``TYPED_FROM`` lines:
-    decided only then), its lines after the first written again; others as they are."""
-    if module != "openworker":
-        return data
-    from transcript_doctor.readers.openworker.reader import TYPED_FROM
-
-    lines = data.splitlines(keepends=True)
-    while data.count(b"\n") < TYPED_FROM:
-        data += b"".join(lines[1:]) if data.endswith(b"\n") else b"\n" + b"".join(lines[1:])
-    return data
-
-
 def _proved(module: str, lines: int = 4) -> int:
     decided = 0
     for path in _files(module):
-        data = _long(path.read_bytes(), module)
+        data = path.read_bytes()
         if len(data) > 60_000:
             check(data, _id(path))
             continue
@@ -251,7 +238,7 @@ def _without_head(module: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, in
     no head parsed, and how many were tried; each as asking every reader answers."""
     files = [p for p in _files(module) if FIXTURES in p.parents]
     expected = {
-        (p, name): _named(readers.detect(sniff(name, _long(p.read_bytes(), module)), every=True))
+        (p, name): _named(readers.detect(sniff(name, p.read_bytes()), every=True))
         for p in files
         for name in (_id(p), "moved.jsonl")
     }
@@ -264,7 +251,7 @@ def _without_head(module: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, in
         patch.setattr(Source, "head", refuse)
         for (path, name), answer in expected.items():
             try:
-                found = _named(readers.detect(sniff(name, _long(path.read_bytes(), module))))
+                found = _named(readers.detect(sniff(name, path.read_bytes())))
             except AssertionError:
                 continue
             assert found == answer

@@ -752,12 +752,9 @@ def _openworker_variants(data: bytes) -> list[bytes]:
 
 
 @pytest.mark.parametrize("path", OPENWORKER, ids=lambda p: p.name)
-def test_openworker_damage_is_found_by_both_paths(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openworker_damage_is_found_by_both_paths(path: Path) -> None:
     """Every variant of an openworker conversation lints the same with and without the
-    typed proof (``readers/openworker/fast.py``; taken here however short the file)."""
-    from transcript_doctor.readers.openworker import reader
-
-    monkeypatch.setattr(reader, "TYPED_FROM", 0)
+    typed proof (``readers/openworker/fast.py``)."""
     for data in _openworker_variants(path.read_bytes()):
         fast, full = (engine.lint_bytes(path.name, data, _options(screen)) for screen in (True, False))
         assert [record(fast, f) for f in fast.findings] == [record(full, f) for f in full.findings]
@@ -765,35 +762,34 @@ def test_openworker_damage_is_found_by_both_paths(path: Path, monkeypatch: pytes
 
 
 def test_the_openworker_fast_path_proves_clean_conversations_clean(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A clean openworker conversation is not parsed into dicts at all (the line parser is
-    made to fail), and one the screen doubts is parsed only from the screen's cut.  A
-    conversation shorter than ``TYPED_FROM`` lines is streamed as before (detection parsed
-    most of it already)."""
-    from transcript_doctor.readers.openworker import reader
+    """A clean openworker conversation, however short, is not parsed into dicts at all
+    (neither its head for detection nor its lines), and one the screen doubts is parsed
+    only from the screen's cut."""
     from transcript_doctor.source import Source
 
     clean = FIXTURES / "openworker" / "clean-sidecars.jsonl"
     data = clean.read_bytes()
     lines = data.splitlines(keepends=True)
+    assert len(lines) < 40  # shorter than the proof took before: streamed from the head then
     damaged = (
         data + lines[2] + b'{"role": "assistant", "content": ""}\n'
     )  # a new prompt, an empty answer: TD103
     full = engine.lint_bytes(clean.name, damaged, _options(False))
     assert full.findings
     parsed: list[int] = []
-    records = Source.records
+    records, head = Source.records, Source.head
 
     def counting(self: Source, chosen: object = None) -> object:
         for line, value in records(self, chosen):  # type: ignore[arg-type]
             parsed.append(line.index)
             yield line, value
 
+    def counted_head(self: Source, count: int = 20) -> list[object]:
+        parsed.append(-1)
+        return head(self, count)
+
     monkeypatch.setattr(Source, "records", counting)
-    report = engine.lint_bytes(clean.name, data, _options(True))
-    assert (report.reader, report.findings) == ("openworker", [])
-    assert parsed == list(range(len(lines)))  # short: streamed
-    parsed.clear()
-    monkeypatch.setattr(reader, "TYPED_FROM", len(lines))
+    monkeypatch.setattr(Source, "head", counted_head)
     report = engine.lint_bytes(clean.name, data, _options(True))
     assert (report.reader, report.findings, parsed) == ("openworker", [], [])
     fast = engine.lint_bytes(clean.name, damaged, _options(True))
@@ -1237,10 +1233,11 @@ COPILOT = sorted(p for p in (FIXTURES / "copilot-cli").rglob("events.jsonl") if 
 def _copilot_variants(data: bytes, tail: bool = False) -> list[bytes]:
     """Damage that keeps every line an event, one line at a time: what the proof of an
     event log (``readers/copilot_cli/fast.py``) replays and hands to the screen.  A reply
-    made empty, blank, given a trailing blank or a placeholder, a call or completion
-    given another id or none, a request that is no object, a late prompt (also recorded
-    before the results of open calls), a sub-agent's event, an event id written twice,
-    and a line of another envelope."""
+    made empty, blank, given a trailing blank or a placeholder, escapes, or content that
+    is no string (the proof decodes a reply's raw content), a system message's content
+    that is no string, a call or completion given another id or none, a request that is
+    no object, a late prompt (also recorded before the results of open calls), a
+    sub-agent's event, an event id written twice, and a line of another envelope."""
     lines = data.split(b"\n")
     found: list[bytes] = []
     for i, line in enumerate(lines if tail else lines[:40]):
@@ -1256,6 +1253,15 @@ def _copilot_variants(data: bytes, tail: bool = False) -> list[bytes]:
                     b'"model":"fake-model","content":"',
                     b'"model":"fake-model","content":"[Request interrupted by user]","x":"',
                 ),
+                (
+                    b'"model":"fake-model","content":"',
+                    b'"model":"fake-model","content":"\\u0020\\n\\t","x":"',
+                ),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":"\\u00e9 ok","x":"'),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":5,"x":"'),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":null,"x":"'),
+                (b'"model":"fake-model","content":"', b'"model":"fake-model","content":["a"],"x":"'),
+                (b'"role":"system","content":"', b'"role":"system","content":{"a":1},"x":"'),
                 (b'"toolCallId":"', b'"toolCallId":"other-'),
                 (b'"toolCallId":"', b'"toolCallId":null,"x":"'),
                 (b'"toolRequests":[', b'"toolRequests":[1,'),

@@ -119,28 +119,43 @@ def _pointer(key: str) -> str:
 
 
 def sample(source: Source, keys: Sequence[str]) -> tuple[list[Any], bool]:
-    """Message objects to detect on, and whether each JSONL line is a whole conversation."""
+    """Message objects to detect on, and whether each JSONL line is a whole conversation.
+    A JSONL file's answer is kept on the source (``_SAMPLED``): the message-list readers
+    each ask it, and ``conversation_lines`` again when the file is read."""
     if source.container is Container.JSON:
         found = document_list(source.value, keys)
         return (found[0] if found else []), False
+    kept = source.typed.get(_SAMPLED)
+    if kept is not None and kept[0] == keys:
+        return kept[1], kept[2]
     head = source.head()
     # Asked of every JSONL file by several readers: stop at the first line that holds no list.
     lists: list[list[Any]] = []
+    answer: tuple[list[Any], bool] = (head, False)
     for record in head:
         messages = _nested(record, keys) if isinstance(record, dict) else None
         if messages is None:
-            return head, False
+            break
         lists.append(messages)
-    if head:
-        return [m for messages in lists for m in messages], True
-    return head, False
+    else:
+        if head:
+            answer = ([m for messages in lists for m in messages], True)
+    source.typed[_SAMPLED] = (keys, *answer)
+    return answer
+
+
+# Kept on a JSONL source (``Source.typed``): ``sample``'s keys and answer.
+_SAMPLED = "listing: sample"
 
 
 def conversation_lines(source: Source, keys: Sequence[str]) -> bool:
     """``sample``'s second answer alone (whether each JSONL line is a whole conversation),
-    without gathering the head's messages: asked again when the file is read."""
+    without gathering the head's messages when detection did not sample them."""
     if source.container is Container.JSON:
         return False
+    kept = source.typed.get(_SAMPLED)
+    if kept is not None and kept[0] == keys:
+        return bool(kept[2])
     head = source.head()
     return bool(head) and all(isinstance(r, dict) and _nested(r, keys) is not None for r in head)
 

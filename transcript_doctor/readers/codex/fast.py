@@ -29,6 +29,7 @@ What the proof does not handle falls back to the full read (``clean`` returns Fa
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import msgspec
@@ -37,10 +38,13 @@ from msgspec import UNSET, Raw, UnsetType
 from transcript_doctor.analysis.numbers import may_overflow
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.codex.history import CONTEXT_ITEMS, CONTEXT_OPENERS, RESULT_ITEMS, TEXT_CONTENT
-from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, take
+from transcript_doctor.readers.typed_lines import decode_once, decoded, segments, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
 _NULL = msgspec.Raw(b"null")
+# Kept on a source (``Source.typed``): whether no number in it may lie beyond a double
+# (``may_overflow``), asked once by detection and the proof, which both need it.
+_FITS = "codex: no number beyond a double"
 
 
 class _Payload(msgspec.Struct):
@@ -124,10 +128,11 @@ def first_line(source: Source) -> bytes | None:
     the proof takes them) show that no record of the head holds a key of ``PROBED``; else
     None (then the head is parsed).
 
-    Every line decodes into ``_Line`` (an object), and none of the head's lines may hold a
-    number beyond a double: orjson, the head's parser, then reads each of them (msgspec
-    refuses what orjson refuses otherwise), so the head is exactly the first lines.  The
-    reader parses the first one with orjson and asks it what ``detect`` asks."""
+    Every line decodes into ``_Line`` (an object), and no line may hold a number beyond a
+    double: orjson, the head's parser, then reads each of them (msgspec refuses what
+    orjson refuses otherwise), so the head is exactly the first lines.  The whole file is
+    asked, not the head alone: the proof asks it of the whole file anyway (``_fits``).
+    The reader parses the first line with orjson and asks it what ``detect`` asks."""
     records = decode_once(source, _DECODER)
     if not records:
         return None
@@ -142,8 +147,21 @@ def first_line(source: Source) -> bytes | None:
             or record.rewindTo is not UNSET
         ):
             return None
-    lines = head_lines(source.data)
-    return lines[0] if lines else None
+    data = source.data
+    if not _fits(data, source):
+        return None
+    return next(segments(data, (0,)), None)
+
+
+def _fits(data: bytes, source: Source | None) -> bool:
+    """``not may_overflow(data)``, asked of a source once (kept on it)."""
+    if source is None:
+        return not may_overflow(data)
+    memo = source.typed
+    fits: bool | None = memo.get(_FITS)
+    if fits is None:
+        fits = memo[_FITS] = not may_overflow(data)
+    return fits
 
 
 def prove(data: bytes, screen: Screen, source: Source | None = None) -> Proof | None:
@@ -151,7 +169,7 @@ def prove(data: bytes, screen: Screen, source: Source | None = None) -> Proof | 
     not cover it.  Where it covers it, every line parses (no TD001).  ``source``: the
     rollout's, whose typed records detection may have decoded (``first_line``)."""
     lines = take(source, _DECODER) if source is not None else decoded(data, _DECODER)
-    if not lines or may_overflow(data):  # serde_json refuses such a number; msgspec skips it
+    if not lines or not _fits(data, source):  # serde_json refuses such a number; msgspec skips it
         return None
     try:
         compacted, turns = _turns(lines)
@@ -175,14 +193,13 @@ def _turns(lines: list[_Line]) -> tuple[int | None, list[Turn | None]]:
         if lines[index].type == "compacted" and lines[index].payload is not None:
             start = compacted = index
             break
-    regroup = _Regroup()
+    items: list[tuple[_Payload, int | None]] = []
     first = lines[start]
     if first.type == "compacted" and first.payload is not None:
         replacement = first.payload.replacement_history
         if replacement == _NULL:
             raise _Unplain  # the summary-only compaction: read in full
-        for item in _HISTORY.decode(replacement):
-            regroup.add(item, None)
+        items += zip(_HISTORY.decode(replacement), repeat(None))
         start += 1
     for index in range(start, len(lines)):
         line = lines[index]
@@ -190,103 +207,102 @@ def _turns(lines: list[_Line]) -> tuple[int | None, list[Turn | None]]:
         if payload is None:
             continue
         if line.type == "response_item":
-            regroup.add(payload, index)
+            items.append((payload, index))
         elif line.type == "event_msg" and payload.type == "thread_rolled_back":
             raise _Unplain
-    return compacted, regroup.turns()
+    return compacted, _replayed(_regrouped(items))
 
 
-class _Regroup:
+def _regrouped(items: list[tuple[_Payload, int | None]]) -> list[list[Any]]:
     """``history.History`` reduced to what the screen reads: the same messages in the same
     order, each a list ``[kind, texts, call ids]`` (a prompt or context: ``[kind, raw
-    content, its line index or None]``)."""
-
-    def __init__(self) -> None:
-        self.messages: list[list[Any]] = []
-        self.run: list[Any] | None = None  # the open model turn
-        self.results: list[Any] | None = None  # the open run of outputs
-        self.held: list[list[Any]] = []  # context waiting behind outputs
-
-    def add(self, item: _Payload, line: int | None) -> None:
-        """One item, read from the line of index ``line`` (None: from a replacement history)."""
+    content, its line index or None]``), from the items and the index of the line each
+    was read from (None: from a replacement history).  One loop, no call per item: the
+    calls per item and per message cost 3% of a small rollout's lint (instructions)."""
+    messages: list[list[Any]] = []
+    append = messages.append
+    run: list[Any] | None = None  # the open model turn
+    results: list[Any] | None = None  # the open run of outputs
+    held: list[list[Any]] = []  # context waiting behind outputs
+    for item, line in items:
         kind = item.type
-        if kind not in _READ_KINDS:
-            return  # ghost_snapshot and unknown newer kinds: no message
         if kind == "message":
-            self._message(item, line)
+            role = item.role
+            if role == "assistant":
+                texts = _reply_texts(_CONTENT.decode(item.content))
+                if not "".join(texts).strip():
+                    raise _Unplain  # blank: its own empty turn, or whitespace joined to calls
+            elif role == "user" and not _is_context(item.content):
+                # No rule reads what a prompt or context holds: the screen asks only where
+                # they are.  A prompt line keeps its content's bytes: TD403 compares whole lines.
+                if held:
+                    messages += held
+                    held = []
+                run = results = None
+                append([_PROMPT, None if line is None else item.content, line])
+                continue
+            else:
+                run = None
+                held.append([_CONTEXT, None, line])
+                continue
+        elif kind not in _READ_KINDS:
+            continue  # ghost_snapshot and unknown newer kinds: no message
         elif kind == "reasoning":
-            self._turn()  # a thinking part: content, never a text the rules read
+            texts = None  # a thinking part: content, never a text the rules read
         elif kind in _CALLS:
-            call_id = item.call_id
-            if not isinstance(call_id, str):
+            texts = None
+            if not isinstance(item.call_id, str):
                 raise _Unplain
-            self._turn()[2].append(call_id)
         elif kind in CONTEXT_ITEMS:
-            self._context(line)
+            run = None
+            held.append([_CONTEXT, None, line])
+            continue
         elif kind in RESULT_ITEMS:
             call_id = item.call_id
             if not isinstance(call_id, str):
                 raise _Unplain
-            if self.results is None:
-                self.results = [_OUTPUTS, None, []]
-                self.messages.append(self.results)
-            self.run = None
-            self.results[2].append(call_id)
+            if results is None:
+                results = [_OUTPUTS, None, []]
+                append(results)
+            run = None
+            results[2].append(call_id)
+            continue
         else:
             raise _Unplain
+        # The model's turn: a reply's texts, a thinking part or a call.
+        if held:
+            messages += held
+            held = []
+            results = None
+        if run is None:
+            run = [_TURN, [], []]
+            append(run)
+            results = None
+        if texts is not None:
+            run[1] += texts
+        elif kind != "reasoning":
+            run[2].append(item.call_id)
+    messages += held
+    return messages
 
-    def _message(self, item: _Payload, line: int | None) -> None:
-        role = item.role
-        if role == "assistant":
-            texts = _reply_texts(_CONTENT.decode(item.content))
-            if not "".join(texts).strip():
-                raise _Unplain  # blank: its own empty turn, or whitespace joined to calls
-            self._turn()[1].extend(texts)
-            return
-        # No rule reads what a prompt or context holds: the screen asks only where they are.
-        if role == "user" and not _is_context(item.content):
-            self._flush()
-            self.run = self.results = None
-            # A prompt line keeps its content's bytes: TD403 compares whole lines.
-            self.messages.append([_PROMPT, None if line is None else item.content, line])
+
+def _replayed(messages: list[list[Any]]) -> list[Turn | None]:
+    """The regrouped messages as the screen's turns."""
+    turns: list[Turn | None] = []
+    previous: msgspec.Raw | None = None  # the content of a prompt line just before
+    for kind, texts, ids in messages:
+        # A prompt or context line is where a doubted rollout may be built from: after
+        # a model turn, the full read's state there is a new History's (nothing held).
+        if kind == _TURN:
+            turns.append((ASSISTANT, "".join(texts) if texts else None, tuple(ids)))
+        elif kind == _OUTPUTS:
+            turns.extend((RESULT, None, (call_id,)) for call_id in ids)
         else:
-            self._context(line)
-
-    def _context(self, line: int | None) -> None:
-        self.run = None
-        self.held.append([_CONTEXT, None, line])
-
-    def _flush(self) -> None:
-        if self.held:
-            self.messages.extend(self.held)
-            self.held = []
-            self.results = None
-
-    def _turn(self) -> list[Any]:
-        self._flush()
-        if self.run is None:
-            self.run = [_TURN, [], []]
-            self.messages.append(self.run)
-            self.results = None
-        return self.run
-
-    def turns(self) -> list[Turn | None]:
-        self._flush()
-        turns: list[Turn | None] = []
-        previous: msgspec.Raw | None = None  # the content of a prompt line just before
-        for kind, texts, ids in self.messages:
-            # A prompt or context line is where a doubted rollout may be built from: after
-            # a model turn, the full read's state there is a new History's (nothing held).
-            if kind == _TURN:
-                turns.append((ASSISTANT, "".join(texts) if texts else None, tuple(ids)))
-            elif kind == _OUTPUTS:
-                turns.extend((RESULT, None, (call_id,)) for call_id in ids)
-            else:
-                if kind == _PROMPT and texts is not None and texts == previous:
-                    raise _Unplain  # two prompt lines alike in a row: TD403 compares their bytes
-                turns.append((OTHER, None, () if ids is None else (ids,)))
-            previous = texts if kind == _PROMPT else None
-        return turns
+            if kind == _PROMPT and texts is not None and texts == previous:
+                raise _Unplain  # two prompt lines alike in a row: TD403 compares their bytes
+            turns.append((OTHER, None, () if ids is None else (ids,)))
+        previous = texts if kind == _PROMPT else None
+    return turns
 
 
 def _reply_texts(content: str | list[_Block] | None) -> list[str]:

@@ -38,10 +38,15 @@ class _Request(msgspec.Struct):
     toolCallId: Any = None
 
 
+_NULL = msgspec.Raw(b"null")
+
+
 class _Data(msgspec.Struct):
-    content: Any = None  # assistant, user and system messages
-    transformedContent: Any = None  # user.message: what is sent
-    reasoningText: Any = None
+    """The ``data`` fields the replay reads.  ``content`` is kept as raw bytes: a reply's
+    is decoded (``_typed``), a prompt's or a tool's is never read (building every event's
+    text cost a fifth of the decoding)."""
+
+    content: msgspec.Raw = _NULL  # assistant, user and system messages
     toolRequests: list[_Request] | None = None
     toolCallId: Any = None  # tool.execution_complete
     delivery: Any = None  # user.message
@@ -60,6 +65,8 @@ class _Event(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _DECODER = msgspec.json.Decoder(_Event)
+_TEXT = msgspec.json.Decoder(str)
+_QUOTE = 0x22  # the first byte of a raw value that is a string
 # Keys of the registry entries listed before Copilot CLI that no event holds (every line
 # decodes into ``_Event``, which forbids a key the envelope does not have).
 ABSENT = frozenset(
@@ -128,14 +135,25 @@ _Step = tuple[str, Any, str, Any, list[str], Any, Any]
 
 
 def _typed(event: _Event) -> _Step:
+    """The step of an event.  The text of a message the replay reads (an assistant's or a
+    system message's: ``_turns`` asks only whether the latter is a string) is decoded from
+    its raw bytes, a string's first byte a quote (``Raw`` holds the value alone); any
+    other content is None, as no string."""
     data = event.data
+    kind = event.type
     ids: list[str] = []
-    if event.type == "assistant.message":
+    content: str | None = None
+    if kind == "assistant.message":
         for request in data.toolRequests or ():
             if not isinstance(request.toolCallId, str):
                 raise _Unplain
             ids.append(request.toolCallId)
-    return event.type, event.agentId, event.id, data.content, ids, data.toolCallId, data.delivery
+        raw = data.content
+        if memoryview(raw)[0] == _QUOTE:
+            content = _TEXT.decode(raw)
+    elif kind == "system.message" and memoryview(data.content)[0] == _QUOTE:
+        content = ""  # a string: the replay reads no more of it
+    return kind, event.agentId, event.id, content, ids, data.toolCallId, data.delivery
 
 
 def _parsed(item: tuple[Line, Any]) -> _Step:

@@ -34,16 +34,13 @@ from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, 
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.readers.base import SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.readers.openworker.callids import CallIds
-from transcript_doctor.source import HEAD_RECORDS, PYTHON, Container, Line, Source
+from transcript_doctor.source import PYTHON, Container, Line, Source
 
 ROLES = frozenset({"system", "user", "assistant", "tool", "notice"})
 SIDECARS = frozenset({"_anthropic", "_gemini", "_openai", "_display"})
 MEDIA_PARTS = frozenset({"image_url", "file", "input_audio"})
 # ConversationStore._file: <base>/conversations/<session_id>.jsonl
 PATH = re.compile(r"(?:^|[\\/])conversations[\\/][^\\/]+\.jsonl$")
-# Lines from which the typed proof pays: detection parsed the first HEAD_RECORDS already,
-# and the proof decodes those again (measured: slower below about 35 lines).
-TYPED_FROM = 2 * HEAD_RECORDS
 REASON = "openworker message lines (`ts`, `notice`, provider sidecars)"
 # The readers a decision finds unable to outscore it (``decide``).
 _BEATEN = frozenset({"codex", "mistral_vibe", "kimi_cli"})
@@ -85,17 +82,15 @@ class OpenworkerReader(Reader):
         every line a message of ``ROLES``, none a key another reader is shown files by),
         with no head parsed: a line with an openworker feature among the first lines, or
         at openworker's path the first line, parsed by orjson as the head parses it.
-        Only a conversation the proof takes (``TYPED_FROM`` lines): a shorter one is
-        streamed from the head's records.
+        However short the conversation: the proof takes the records, so each line is
+        decoded once and none parsed (a short one detected from its head and streamed
+        cost a quarter more).
 
         The readers keys cannot rule out: Codex claims no head whose first record holds a
         ``role`` (none of its layouts has one), Mistral Vibe's DEFINITIVE claim needs
         ``injected``, and Kimi CLI claims no head of chat roles without a
         ``protocol_version``."""
         if source.container is not Container.JSONL:
-            return None
-        if not _typed(source.data):
-            source.typed[_SHORT] = True  # for ``read_screened``: counted once
             return None
         from transcript_doctor.readers.openworker import fast  # msgspec: loaded on first use
         from transcript_doctor.readers.typed_lines import segments
@@ -126,24 +121,12 @@ class OpenworkerReader(Reader):
         """
         if screen is None:
             return self.read(source)
-        proof: bool | None = False
-        if not source.typed.pop(_SHORT, False) and _typed(source.data):
-            from transcript_doctor.readers.openworker import fast  # msgspec: loaded on first use
+        from transcript_doctor.readers.openworker import fast  # msgspec: loaded on first use
 
-            proof = fast.prove(source.data, screen, source)  # None: doubted, the cut the full read's
+        proof = fast.prove(source.data, screen, source)  # None: doubted, the cut the full read's
         if proof is True or (proof is False and screen.clean(_turns(source))):
             return []
         return [from_cut(screen, lambda start: _Builder(source).build(self.dialect, start))]
-
-
-# Kept on the source (``Source.typed``) by ``decide`` for a conversation the proof does not take.
-_SHORT = object()
-
-
-def _typed(data: bytes) -> bool:
-    """Whether the typed proof takes the text: ``TYPED_FROM`` lines or more (a newline
-    counted in C costs less than a search for each)."""
-    return data.count(b"\n") >= TYPED_FROM
 
 
 def _turns(source: Source) -> Iterator[Turn | None]:

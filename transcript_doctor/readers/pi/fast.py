@@ -33,7 +33,7 @@ from msgspec import UNSET, Raw, UnsetType
 
 from transcript_doctor.analysis.screen import ASSISTANT, NOTICE, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Dialect
-from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, take
+from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, segments, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
 _UNSET = msgspec.UNSET
@@ -93,7 +93,12 @@ def first_lines(source: Source) -> tuple[list[bytes], int] | None:
     Every line decodes (an object), and none of the head's lines may hold a number
     beyond a double: orjson, the head's parser, then reads each of them (msgspec refuses
     what orjson refuses otherwise), so the head is exactly the first lines.  The reader
-    parses the two with orjson and asks them what ``detect`` asks of the head."""
+    parses the two with orjson and asks them what ``detect`` asks of the head.
+
+    A session of at most ``HEAD_RECORDS`` lines needs no look for such a number: every
+    line is checked for ``PROBED``, so whichever lines orjson refuses, no record of the
+    head holds one, and the two lines the reader parses are the head's first two when
+    orjson reads both (else it returns None)."""
     records = decode_once(source, _DECODER)
     if not records:
         return None
@@ -108,8 +113,11 @@ def first_lines(source: Source) -> tuple[list[bytes], int] | None:
             or record.rewindTo is not UNSET
         ):
             return None
+    count = len(records)
+    if count <= HEAD_RECORDS:
+        return list(segments(source.data, range(min(count, 2)))), count
     lines = head_lines(source.data, 2)
-    return None if lines is None else (lines, len(records))
+    return None if lines is None else (lines, count)
 
 
 def clean(data: bytes, screen: Screen, dialect: Dialect, source: Source | None = None) -> bool:

@@ -25,12 +25,13 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import orjson
 from msgspec import UNSET, Raw, UnsetType
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import PartKind
 from transcript_doctor.readers import gemini_content
-from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, take
+from transcript_doctor.readers.typed_lines import decode_once, decoded, head_lines, segments, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
 _NULL = msgspec.Raw(b"null")  # absent ``parts``: no parts (``reader._parts``)
@@ -77,15 +78,18 @@ def clean(data: bytes, screen: Screen) -> bool:
     return found is not None and screen.clean(found)
 
 
-def head(source: Source) -> list[_Record] | None:
-    """The head's records as typed records (``decode_once``: the proof takes them), or
-    None when they may not be exactly the head or one holds a key of ``PROBED``.
+def head(source: Source) -> tuple[list[_Record], bool] | None:
+    """The head's records as typed records (``decode_once``: the proof takes them), and
+    whether they are exactly the head's; None when they may not hold the head's or one
+    holds a key of ``PROBED``.
 
     The first line is decoded alone first: a file of another layout that shows a marker
-    (``readers._MODULES``) costs one line.  Every line decodes (an object), and none of
-    the head's lines may hold a number beyond a double: orjson, the head's parser, then
-    reads each of them (msgspec refuses what orjson refuses otherwise), so the head is
-    exactly the first lines, with the same values."""
+    (``readers._MODULES``) costs one line.  Every line decodes (an object), and when none
+    of the head's lines holds a number beyond a double, orjson, the head's parser, reads
+    each of them (msgspec refuses what orjson refuses otherwise), so the head is exactly
+    the first lines, with the same values.  A session of at most ``HEAD_RECORDS`` lines
+    is not searched for such a number: its head is some of its records, in order (those
+    orjson reads), and the caller asks ``parses`` of a record it needs in the head."""
     data = source.data
     start = 0
     while start < len(data) and data[start] == 0x0A:
@@ -104,7 +108,19 @@ def head(source: Source) -> list[_Record] | None:
     for record in found:
         if record.projectHash is not UNSET or record.set_ is not UNSET or record.rewindTo is not UNSET:
             return None
-    return None if head_lines(data, 0) is None else found
+    if len(records) <= HEAD_RECORDS:
+        return found, False
+    return None if head_lines(data, 0) is None else (found, True)
+
+
+def parses(source: Source, index: int) -> bool:
+    """Whether orjson, the head's parser, reads the line of record ``index``: then that
+    record is one of the head's (``head``)."""
+    try:
+        orjson.loads(next(segments(source.data, (index,))))
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def turns(data: bytes, source: Source | None = None) -> list[Turn] | None:

@@ -105,18 +105,22 @@ class QwenCodeReader(Reader):
         return self.claim(REASON, DEFINITIVE)
 
     def decide(self, source: Source) -> Decided | None:
-        """``detect``'s claim from the proof's typed records (``fast.head``: exactly the
-        head's records, none holding a key of Gemini CLI, the reader listed before this
-        one), with no head parsed: ``detect``'s loop asked of the typed fields."""
+        """``detect``'s claim from the proof's typed records (``fast.head``: the head's
+        records, none holding a key of Gemini CLI, the reader listed before this one),
+        with no head parsed: ``detect``'s loop asked of the typed fields.  When they may
+        hold more than the head (lines orjson refuses), every record must pass as the
+        head's must, and the record that shows Qwen's feature must be one of the head's
+        (``fast.parses``)."""
         from msgspec import UNSET as unset
 
         from transcript_doctor.readers.qwen_code import fast  # msgspec: loaded on first use
 
-        records = fast.head(source)
-        if records is None:
+        found = fast.head(source)
+        if found is None:
             return None
-        feature = False
-        for record in records:
+        records, exact = found
+        feature = -1  # the index of the first record that shows Qwen's feature
+        for index, record in enumerate(records):
             kind, message, parent = record.type, record.message, record.parentUuid
             if not (
                 kind.__class__ is str
@@ -136,10 +140,11 @@ class QwenCodeReader(Reader):
                     return None  # not a Gemini Content, or Claude Code's message
                 if not (message.role in ("user", "model") and bytes(message.parts)[:1] == b"["):
                     return None
-                feature = True
-            elif not feature:
-                feature = kind == "tool_result" or record.systemPayload is not unset
-        if not feature:
+                if feature < 0:
+                    feature = index
+            elif feature < 0 and (kind == "tool_result" or record.systemPayload is not unset):
+                feature = index
+        if feature < 0 or not (exact or fast.parses(source, feature)):
             return None
         return Decided(self.claim(REASON, DEFINITIVE), ENVELOPE_KEYS, fast.PROBED)
 
