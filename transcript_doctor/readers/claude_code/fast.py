@@ -38,7 +38,7 @@ from collections.abc import Collection, Iterator
 from typing import Annotated, Any
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET, UnsetType
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.claude_code.chain import (
@@ -97,29 +97,48 @@ class _Record(msgspec.Struct):
 _DECODER = msgspec.json.Decoder(_Record)
 
 
-class _Probe(msgspec.Struct):
-    """Whether a line holds a key the registry shows the other JSONL readers (the keys of
-    their registry entries that ``PROBED`` does not hold): decoded only to settle a file
-    of metadata lines (``metadata_lines``)."""
+class _Metadata(msgspec.Struct):
+    """A line of a file of metadata lines alone (summaries, snapshots), decoded once for
+    both detection (``metadata_lines``) and the proof (``prove_source``).  It holds
+    ``_Record``'s fields with their types (a line that decodes here decodes there), and
+    refuses a uuid and a snip (the proof has then no chain line to derive) and every key
+    of ``UNSEEN`` (no other JSONL reader is shown the file) and of Qwen Code's envelope."""
 
-    uuid: Raw | UnsetType = UNSET
-    id: Raw | UnsetType = UNSET
-    ts: Raw | UnsetType = UNSET
-    payload: Raw | UnsetType = UNSET
-    parentId: Raw | UnsetType = UNSET
-    role: Raw | UnsetType = UNSET
-    messages: Raw | UnsetType = UNSET
-    protocol_version: Raw | UnsetType = UNSET
+    type: str  # every line typed (a missing or null type: not decoded)
+    parentUuid: str | None = None
+    isSidechain: bool | None = None
+    isApiErrorMessage: bool | None = None
+    timestamp: str | None = None
+    subtype: str | None = None
+    message: _Message | None = None
+    leafUuid: Any = None
+    logicalParentUuid: Any = None
+    uuid: _Foreign | UnsetType = UNSET
+    snipMetadata: _Foreign | UnsetType = UNSET
+    systemPayload: _Foreign | UnsetType = UNSET
+    projectHash: _Foreign | UnsetType = UNSET
+    set_: _Foreign | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: _Foreign | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
+    # The keys of the other JSONL readers' registry entries that ``PROBED`` does not hold.
+    id: _Foreign | UnsetType = UNSET
+    ts: _Foreign | UnsetType = UNSET
+    payload: _Foreign | UnsetType = UNSET
+    parentId: _Foreign | UnsetType = UNSET
+    role: _Foreign | UnsetType = UNSET
+    messages: _Foreign | UnsetType = UNSET
+    protocol_version: _Foreign | UnsetType = UNSET
 
 
-_PROBE = msgspec.json.Decoder(_Probe)
+_METADATA = msgspec.json.Decoder(_Metadata)
 # What ``_turns`` holds in place of a message the screen cannot judge: an API-error line's
 # (harness-written text) or one written again byte for byte (TD403).
 _DOUBTED = _Message()
 _COPIES = 8  # the most lines written again that the proof compares (each costs a scan)
 # Keys no decoded line holds (``_Foreign``).
 PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
-UNSEEN = PROBED | frozenset(_Probe.__struct_fields__)  # ``metadata_lines``: none holds them
+UNSEEN = PROBED | frozenset(
+    {"uuid", "id", "ts", "payload", "parentId", "role", "messages", "protocol_version"}
+)  # ``metadata_lines``: none holds them
 _ENTRY_KINDS = frozenset({"user", "assistant"})
 _DECIDED_LINES = 4 * HEAD_RECORDS  # the longest session ``candidates`` decides
 
@@ -153,33 +172,23 @@ def candidates(source: Source) -> Iterator[bytes] | None:
 def metadata_lines(source: Source, kinds: Collection[str]) -> Iterator[bytes] | None:
     """The head lines of these ``kinds`` (the reader's metadata line types, in order) that
     may make ``ClaudeCodeReader.detect`` claim a file of metadata lines alone, or None when
-    the typed records cannot settle it: after ``candidates`` found no entry, every line
-    must have a string type and none be a user or assistant line (no entry in the head,
-    every head record typed), and no line may hold a key of ``UNSEEN`` (no other reader
-    is shown the file: the claim is not ``DEFINITIVE``, so every one must be ruled out)."""
-    records = decode_once(source, _DECODER)
-    if records is None or len(records) > _DECIDED_LINES:
+    the typed records cannot settle it: every line must decode as ``_Metadata`` (a string
+    type, no uuid: no entry in the head, every head record typed; no key of ``UNSEEN``: no
+    other reader is shown the file, and the claim is not ``DEFINITIVE``, so every one must
+    be ruled out), and none be a user or assistant line or show Qwen Code's envelope
+    (``reader._foreign``).  The records stay on the source for the proof (``prove_source``)."""
+    records = decode_once(source, _METADATA)
+    if records is None:
         return None
-    entries = _ENTRY_KINDS
     for record in records:
-        if record.type is None or record.type in entries:
-            return None
-    probes = decoded(source.data, _PROBE)
-    if probes is None:
-        return None
-    for probe in probes:
-        if (
-            probe.uuid is not UNSET
-            or probe.id is not UNSET
-            or probe.ts is not UNSET
-            or probe.payload is not UNSET
-            or probe.parentId is not UNSET
-            or probe.role is not UNSET
-            or probe.messages is not UNSET
-            or probe.protocol_version is not UNSET
-        ):
+        kind = record.type
+        message = record.message
+        if kind in _NOT_METADATA or (message is not None and message.role == "model"):
             return None
     return segments(source.data, (i for i, r in enumerate(records[:HEAD_RECORDS]) if r.type in kinds))
+
+
+_NOT_METADATA = frozenset({"user", "assistant", "tool_result"})  # entries, Qwen Code's results
 
 
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
@@ -270,7 +279,14 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
 
 
 def prove_source(source: Source, screen: Screen) -> bool | Doubt:
-    """``prove`` of a source's bytes, with the records detection decoded (``candidates``)."""
+    """``prove`` of a source's bytes, with the records detection decoded (``candidates``).
+
+    A file detection decoded as metadata lines alone (``metadata_lines``) is not decoded
+    again: each of its lines decodes as a ``_Record`` too, and holds no uuid and no snip,
+    so ``prove_records`` finds no chain line there and proves the empty chain, whatever
+    the lines say (tests/test_claude_fast.py compares the two on every file)."""
+    if source.typed.pop(_METADATA, None) is not None:
+        return screen.clean(())
     return prove_records(take(source, _DECODER), screen, data=source.data)
 
 
