@@ -35,6 +35,7 @@ lines carry ``harness`` into the model, as the full read's do.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
+from itertools import pairwise
 from typing import Annotated, Any
 
 import msgspec
@@ -47,6 +48,7 @@ from transcript_doctor.readers.claude_code.chain import (
     Entry,
     newest_leaf,
     resolve,
+    timestamp_key,
     walk,
 )
 from transcript_doctor.readers.typed_lines import decode_once, decoded, segments, take
@@ -302,7 +304,11 @@ def prove_records(
     is its own chain up to its last turn: ``newest_leaf`` finds one leaf there and
     ``walk`` recovers nothing, so neither (nor an ``Entry`` per line) is needed to prove
     it clean.  Links are followed only backwards there (to lines already read), so the
-    bridging is exact and no link is broken."""
+    bridging is exact and no link is broken.
+
+    A response's parallel tool calls whose results each hang off the call's own line
+    (2.1.x) branch that chain; such a session is still its own chain in file order when
+    ``_parallel`` says so (the tree would recover every line the walk leaves, in place)."""
     if records is None:
         return False
     known: set[str] = set()
@@ -313,6 +319,7 @@ def prove_records(
     previous: str | None = None  # the last chain line that is no progress line
     through: dict[str | None, str | None] = {}  # progress uuid -> what its children are bridged to
     copies: dict[str, list[int]] = {}  # uuid -> the lines that write its chain line again
+    blocks: dict[int, tuple[list[int], list[int]]] = {}  # parallel results (``_answers``)
     add, keep = known.add, at.append
     for index, record in enumerate(records):
         if record.snipMetadata is not None:
@@ -351,7 +358,9 @@ def prove_records(
                 previous = uuid
             else:
                 # (no progress uuid is None: a parent of None is looked up as itself)
-                linear = through.get(parent, parent) == previous
+                if through.get(parent, parent) != previous:
+                    # A parallel call's result, hanging off its call's line, or the tree's.
+                    linear = kind == "user" and _answers(records, at, through, blocks)
                 previous = uuid
         elif kind == "progress":
             bridged = True
@@ -363,10 +372,133 @@ def prove_records(
         line = at[:last]
         if bridged:
             line = [i for i in line if records[i].type != "progress"]  # bridged: not on the chain
-        if screen.clean(_turns(line, records, copies)):
-            return True
-        return Doubt(records, at, copies, chain_at=line)
+        if not blocks or _parallel(records, at, line, blocks):
+            if screen.clean(_turns(line, records, copies)):
+                return True
+            return Doubt(records, at, copies, chain_at=line)
     return _prove_tree(records, at, known, bridged, screen, copies)
+
+
+def _answers(
+    records: list[_Record],
+    at: list[int],
+    through: dict[str | None, str | None],
+    blocks: dict[int, tuple[list[int], list[int]]],
+) -> bool:
+    """Whether the user line just kept (``at[-1]``), whose parent is not the chain line
+    before it, is one of the results of a response's parallel calls: a line with a
+    ``tool_result`` block hanging off a line of the response (the run of assistant lines of
+    one ``message.id`` the chain ran through last), after which only such results came
+    (progress lines aside).  Noted in ``blocks`` (by the response's first position in
+    ``at``: its lines' and its results' record indexes) for ``_parallel``."""
+    end = len(at) - 1
+    position = end
+    while position:  # back over the results (and progress lines) to the response
+        record = records[at[position - 1]]
+        if record.type != "progress" and record.type != "user":
+            break
+        position -= 1
+    response: list[int] = []
+    msg_id = None
+    while position:
+        record = records[at[position - 1]]
+        kind = record.type
+        if kind == "progress":
+            position -= 1
+            continue
+        if kind != "assistant" or record.message is None or not record.message.id:
+            break
+        if msg_id is None:
+            msg_id = record.message.id
+        elif record.message.id != msg_id:
+            break
+        response.append(at[position - 1])
+        position -= 1
+    if not response:
+        return False
+    response.reverse()
+    lines = {records[i].uuid for i in response}
+    results = [i for i in at[at.index(response[-1]) + 1 :] if records[i].type != "progress"]
+    for index in results:
+        record = records[index]
+        parent = record.parentUuid
+        if through.get(parent, parent) not in lines or not _has_result(record):
+            return False
+    blocks[at.index(response[0])] = (response, results)
+    return True
+
+
+def _has_result(record: _Record) -> bool:
+    """``Entry.has_result`` of a user line (``_entries``)."""
+    content = record.message.content if record.message is not None else None
+    return content.__class__ is list and any(block.type == "tool_result" for block in content)
+
+
+def _parallel(
+    records: list[_Record], at: list[int], line: list[int], blocks: dict[int, tuple[list[int], list[int]]]
+) -> bool:
+    """Whether a session whose only branching is parallel results (``blocks``) has the
+    chain ``line`` (its chain lines in file order up to its last turn), as ``newest_leaf``
+    and ``walk`` derive it.
+
+    In each block, the walk from the leaf passes the last result, the response's line it
+    hangs off and the response's lines before it; the results before it and the
+    response's lines after that line are off the walk, and ``walk`` recovers them right
+    after that line (its response's last line on the walk): the response's lines sorted
+    by timestamp, then the results (grouped by the line they hang off) sorted by
+    timestamp.  That is file order when those lines' timestamps do not decrease and the
+    results' strictly increase, when no assistant line after the response holds its
+    ``message.id`` (what is recovered would go there) and no other block's response does
+    (its results would be recovered here).  Lines of that id before the response (streamed
+    tool execution writes the first calls' results before a response's later calls) are on
+    the walk: only the id's last line on the walk places what is recovered.  Each line
+    off the walk ends a branch: the leaf is the chain's last turn only when it is
+    strictly newer than each of them that competes (``newest_leaf``: a sidechain leaf
+    only competes when the leaf is a sidechain's, and then no leaf may be a main one)."""
+    leaf = records[line[-1]]
+    ids: dict[str, list[int]] = {}
+    away: list[_Record] = []
+    for response, results in blocks.values():
+        last = records[results[-1]]
+        parent = last.parentUuid
+        hanging = next((k for k, i in enumerate(response) if records[i].uuid == parent), None)
+        if hanging is None:
+            return False  # the last result hangs off a progress line: the tree decides
+        lost = [records[i] for i in response[hanging + 1 :]]
+        answered = [records[i] for i in results[:-1]]
+        times = [r.timestamp or "" for r in lost]  # sorted as ``Entry.timestamp`` sorts
+        if times != sorted(times) or any(
+            (a.timestamp or "") >= (b.timestamp or "") for a, b in pairwise(answered)
+        ):
+            return False
+        message = records[response[0]].message
+        assert message is not None and message.id
+        if message.id in ids:
+            return False
+        ids[message.id] = response
+        away += lost
+        away += answered
+    for index in at:
+        record = records[index]
+        message = record.message
+        lines = ids.get(message.id or "") if record.type == "assistant" and message is not None else None
+        if lines is not None and index > lines[-1]:
+            return False  # the response's message.id after it: what is recovered goes there
+    side = leaf.isSidechain is True
+    moment = None
+    for record in away:
+        if record.isSidechain is True and not side:
+            continue  # not a main leaf: the main leaf is chosen among the main ones
+        if record.isSidechain is not True and side:
+            return False  # a main leaf: the sidechain leaf is not chosen
+        if moment is None:
+            moment = timestamp_key(leaf.timestamp or "")
+            if moment is None:
+                return False
+        other = timestamp_key(record.timestamp or "")
+        if other is not None and other >= moment:
+            return False
+    return True
 
 
 def _copy(
