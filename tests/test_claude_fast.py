@@ -25,7 +25,7 @@ from transcript_doctor.source import UTF8_PIECE
 # Every decoder that reads lines through ``typed_lines.decoded``.
 DECODERS: list[msgspec.json.Decoder[Any]] = [
     claude._DECODER,
-    claude._PROBE,
+    claude._METADATA,
     codex._DECODER,
     copilot._DECODER,
     openworker._DECODER,

@@ -35,10 +35,11 @@ lines carry ``harness`` into the model, as the full read's do.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
+from itertools import pairwise
 from typing import Annotated, Any
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET, UnsetType
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn
 from transcript_doctor.readers.claude_code.chain import (
@@ -47,6 +48,7 @@ from transcript_doctor.readers.claude_code.chain import (
     Entry,
     newest_leaf,
     resolve,
+    timestamp_key,
     walk,
 )
 from transcript_doctor.readers.typed_lines import decode_once, decoded, segments, take
@@ -97,29 +99,48 @@ class _Record(msgspec.Struct):
 _DECODER = msgspec.json.Decoder(_Record)
 
 
-class _Probe(msgspec.Struct):
-    """Whether a line holds a key the registry shows the other JSONL readers (the keys of
-    their registry entries that ``PROBED`` does not hold): decoded only to settle a file
-    of metadata lines (``metadata_lines``)."""
+class _Metadata(msgspec.Struct):
+    """A line of a file of metadata lines alone (summaries, snapshots), decoded once for
+    both detection (``metadata_lines``) and the proof (``prove_source``).  It holds
+    ``_Record``'s fields with their types (a line that decodes here decodes there), and
+    refuses a uuid and a snip (the proof has then no chain line to derive) and every key
+    of ``UNSEEN`` (no other JSONL reader is shown the file) and of Qwen Code's envelope."""
 
-    uuid: Raw | UnsetType = UNSET
-    id: Raw | UnsetType = UNSET
-    ts: Raw | UnsetType = UNSET
-    payload: Raw | UnsetType = UNSET
-    parentId: Raw | UnsetType = UNSET
-    role: Raw | UnsetType = UNSET
-    messages: Raw | UnsetType = UNSET
-    protocol_version: Raw | UnsetType = UNSET
+    type: str  # every line typed (a missing or null type: not decoded)
+    parentUuid: str | None = None
+    isSidechain: bool | None = None
+    isApiErrorMessage: bool | None = None
+    timestamp: str | None = None
+    subtype: str | None = None
+    message: _Message | None = None
+    leafUuid: Any = None
+    logicalParentUuid: Any = None
+    uuid: _Foreign | UnsetType = UNSET
+    snipMetadata: _Foreign | UnsetType = UNSET
+    systemPayload: _Foreign | UnsetType = UNSET
+    projectHash: _Foreign | UnsetType = UNSET
+    set_: _Foreign | UnsetType = msgspec.field(default=UNSET, name="$set")
+    rewindTo: _Foreign | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
+    # The keys of the other JSONL readers' registry entries that ``PROBED`` does not hold.
+    id: _Foreign | UnsetType = UNSET
+    ts: _Foreign | UnsetType = UNSET
+    payload: _Foreign | UnsetType = UNSET
+    parentId: _Foreign | UnsetType = UNSET
+    role: _Foreign | UnsetType = UNSET
+    messages: _Foreign | UnsetType = UNSET
+    protocol_version: _Foreign | UnsetType = UNSET
 
 
-_PROBE = msgspec.json.Decoder(_Probe)
+_METADATA = msgspec.json.Decoder(_Metadata)
 # What ``_turns`` holds in place of a message the screen cannot judge: an API-error line's
 # (harness-written text) or one written again byte for byte (TD403).
 _DOUBTED = _Message()
 _COPIES = 8  # the most lines written again that the proof compares (each costs a scan)
 # Keys no decoded line holds (``_Foreign``).
 PROBED = frozenset({"projectHash", "$set", "$rewindTo"})
-UNSEEN = PROBED | frozenset(_Probe.__struct_fields__)  # ``metadata_lines``: none holds them
+UNSEEN = PROBED | frozenset(
+    {"uuid", "id", "ts", "payload", "parentId", "role", "messages", "protocol_version"}
+)  # ``metadata_lines``: none holds them
 _ENTRY_KINDS = frozenset({"user", "assistant"})
 _DECIDED_LINES = 4 * HEAD_RECORDS  # the longest session ``candidates`` decides
 
@@ -153,33 +174,23 @@ def candidates(source: Source) -> Iterator[bytes] | None:
 def metadata_lines(source: Source, kinds: Collection[str]) -> Iterator[bytes] | None:
     """The head lines of these ``kinds`` (the reader's metadata line types, in order) that
     may make ``ClaudeCodeReader.detect`` claim a file of metadata lines alone, or None when
-    the typed records cannot settle it: after ``candidates`` found no entry, every line
-    must have a string type and none be a user or assistant line (no entry in the head,
-    every head record typed), and no line may hold a key of ``UNSEEN`` (no other reader
-    is shown the file: the claim is not ``DEFINITIVE``, so every one must be ruled out)."""
-    records = decode_once(source, _DECODER)
-    if records is None or len(records) > _DECIDED_LINES:
+    the typed records cannot settle it: every line must decode as ``_Metadata`` (a string
+    type, no uuid: no entry in the head, every head record typed; no key of ``UNSEEN``: no
+    other reader is shown the file, and the claim is not ``DEFINITIVE``, so every one must
+    be ruled out), and none be a user or assistant line or show Qwen Code's envelope
+    (``reader._foreign``).  The records stay on the source for the proof (``prove_source``)."""
+    records = decode_once(source, _METADATA)
+    if records is None:
         return None
-    entries = _ENTRY_KINDS
     for record in records:
-        if record.type is None or record.type in entries:
-            return None
-    probes = decoded(source.data, _PROBE)
-    if probes is None:
-        return None
-    for probe in probes:
-        if (
-            probe.uuid is not UNSET
-            or probe.id is not UNSET
-            or probe.ts is not UNSET
-            or probe.payload is not UNSET
-            or probe.parentId is not UNSET
-            or probe.role is not UNSET
-            or probe.messages is not UNSET
-            or probe.protocol_version is not UNSET
-        ):
+        kind = record.type
+        message = record.message
+        if kind in _NOT_METADATA or (message is not None and message.role == "model"):
             return None
     return segments(source.data, (i for i, r in enumerate(records[:HEAD_RECORDS]) if r.type in kinds))
+
+
+_NOT_METADATA = frozenset({"user", "assistant", "tool_result"})  # entries, Qwen Code's results
 
 
 _USER_PROMPT_BLOCKS = frozenset({"text", "image", "document"})  # reader: TEXT and MEDIA parts
@@ -270,7 +281,14 @@ def prove(data: bytes, screen: Screen) -> bool | Doubt:
 
 
 def prove_source(source: Source, screen: Screen) -> bool | Doubt:
-    """``prove`` of a source's bytes, with the records detection decoded (``candidates``)."""
+    """``prove`` of a source's bytes, with the records detection decoded (``candidates``).
+
+    A file detection decoded as metadata lines alone (``metadata_lines``) is not decoded
+    again: each of its lines decodes as a ``_Record`` too, and holds no uuid and no snip,
+    so ``prove_records`` finds no chain line there and proves the empty chain, whatever
+    the lines say (tests/test_claude_fast.py compares the two on every file)."""
+    if source.typed.pop(_METADATA, None) is not None:
+        return screen.clean(())
     return prove_records(take(source, _DECODER), screen, data=source.data)
 
 
@@ -286,7 +304,11 @@ def prove_records(
     is its own chain up to its last turn: ``newest_leaf`` finds one leaf there and
     ``walk`` recovers nothing, so neither (nor an ``Entry`` per line) is needed to prove
     it clean.  Links are followed only backwards there (to lines already read), so the
-    bridging is exact and no link is broken."""
+    bridging is exact and no link is broken.
+
+    A response's parallel tool calls whose results each hang off the call's own line
+    (2.1.x) branch that chain; such a session is still its own chain in file order when
+    ``_parallel`` says so (the tree would recover every line the walk leaves, in place)."""
     if records is None:
         return False
     known: set[str] = set()
@@ -297,6 +319,7 @@ def prove_records(
     previous: str | None = None  # the last chain line that is no progress line
     through: dict[str | None, str | None] = {}  # progress uuid -> what its children are bridged to
     copies: dict[str, list[int]] = {}  # uuid -> the lines that write its chain line again
+    blocks: dict[int, tuple[list[int], list[int]]] = {}  # parallel results (``_answers``)
     add, keep = known.add, at.append
     for index, record in enumerate(records):
         if record.snipMetadata is not None:
@@ -335,7 +358,9 @@ def prove_records(
                 previous = uuid
             else:
                 # (no progress uuid is None: a parent of None is looked up as itself)
-                linear = through.get(parent, parent) == previous
+                if through.get(parent, parent) != previous:
+                    # A parallel call's result, hanging off its call's line, or the tree's.
+                    linear = kind == "user" and _answers(records, at, through, blocks)
                 previous = uuid
         elif kind == "progress":
             bridged = True
@@ -347,10 +372,133 @@ def prove_records(
         line = at[:last]
         if bridged:
             line = [i for i in line if records[i].type != "progress"]  # bridged: not on the chain
-        if screen.clean(_turns(line, records, copies)):
-            return True
-        return Doubt(records, at, copies, chain_at=line)
+        if not blocks or _parallel(records, at, line, blocks):
+            if screen.clean(_turns(line, records, copies)):
+                return True
+            return Doubt(records, at, copies, chain_at=line)
     return _prove_tree(records, at, known, bridged, screen, copies)
+
+
+def _answers(
+    records: list[_Record],
+    at: list[int],
+    through: dict[str | None, str | None],
+    blocks: dict[int, tuple[list[int], list[int]]],
+) -> bool:
+    """Whether the user line just kept (``at[-1]``), whose parent is not the chain line
+    before it, is one of the results of a response's parallel calls: a line with a
+    ``tool_result`` block hanging off a line of the response (the run of assistant lines of
+    one ``message.id`` the chain ran through last), after which only such results came
+    (progress lines aside).  Noted in ``blocks`` (by the response's first position in
+    ``at``: its lines' and its results' record indexes) for ``_parallel``."""
+    end = len(at) - 1
+    position = end
+    while position:  # back over the results (and progress lines) to the response
+        record = records[at[position - 1]]
+        if record.type != "progress" and record.type != "user":
+            break
+        position -= 1
+    response: list[int] = []
+    msg_id = None
+    while position:
+        record = records[at[position - 1]]
+        kind = record.type
+        if kind == "progress":
+            position -= 1
+            continue
+        if kind != "assistant" or record.message is None or not record.message.id:
+            break
+        if msg_id is None:
+            msg_id = record.message.id
+        elif record.message.id != msg_id:
+            break
+        response.append(at[position - 1])
+        position -= 1
+    if not response:
+        return False
+    response.reverse()
+    lines = {records[i].uuid for i in response}
+    results = [i for i in at[at.index(response[-1]) + 1 :] if records[i].type != "progress"]
+    for index in results:
+        record = records[index]
+        parent = record.parentUuid
+        if through.get(parent, parent) not in lines or not _has_result(record):
+            return False
+    blocks[at.index(response[0])] = (response, results)
+    return True
+
+
+def _has_result(record: _Record) -> bool:
+    """``Entry.has_result`` of a user line (``_entries``)."""
+    content = record.message.content if record.message is not None else None
+    return content.__class__ is list and any(block.type == "tool_result" for block in content)
+
+
+def _parallel(
+    records: list[_Record], at: list[int], line: list[int], blocks: dict[int, tuple[list[int], list[int]]]
+) -> bool:
+    """Whether a session whose only branching is parallel results (``blocks``) has the
+    chain ``line`` (its chain lines in file order up to its last turn), as ``newest_leaf``
+    and ``walk`` derive it.
+
+    In each block, the walk from the leaf passes the last result, the response's line it
+    hangs off and the response's lines before it; the results before it and the
+    response's lines after that line are off the walk, and ``walk`` recovers them right
+    after that line (its response's last line on the walk): the response's lines sorted
+    by timestamp, then the results (grouped by the line they hang off) sorted by
+    timestamp.  That is file order when those lines' timestamps do not decrease and the
+    results' strictly increase, when no assistant line after the response holds its
+    ``message.id`` (what is recovered would go there) and no other block's response does
+    (its results would be recovered here).  Lines of that id before the response (streamed
+    tool execution writes the first calls' results before a response's later calls) are on
+    the walk: only the id's last line on the walk places what is recovered.  Each line
+    off the walk ends a branch: the leaf is the chain's last turn only when it is
+    strictly newer than each of them that competes (``newest_leaf``: a sidechain leaf
+    only competes when the leaf is a sidechain's, and then no leaf may be a main one)."""
+    leaf = records[line[-1]]
+    ids: dict[str, list[int]] = {}
+    away: list[_Record] = []
+    for response, results in blocks.values():
+        last = records[results[-1]]
+        parent = last.parentUuid
+        hanging = next((k for k, i in enumerate(response) if records[i].uuid == parent), None)
+        if hanging is None:
+            return False  # the last result hangs off a progress line: the tree decides
+        lost = [records[i] for i in response[hanging + 1 :]]
+        answered = [records[i] for i in results[:-1]]
+        times = [r.timestamp or "" for r in lost]  # sorted as ``Entry.timestamp`` sorts
+        if times != sorted(times) or any(
+            (a.timestamp or "") >= (b.timestamp or "") for a, b in pairwise(answered)
+        ):
+            return False
+        message = records[response[0]].message
+        assert message is not None and message.id
+        if message.id in ids:
+            return False
+        ids[message.id] = response
+        away += lost
+        away += answered
+    for index in at:
+        record = records[index]
+        message = record.message
+        lines = ids.get(message.id or "") if record.type == "assistant" and message is not None else None
+        if lines is not None and index > lines[-1]:
+            return False  # the response's message.id after it: what is recovered goes there
+    side = leaf.isSidechain is True
+    moment = None
+    for record in away:
+        if record.isSidechain is True and not side:
+            continue  # not a main leaf: the main leaf is chosen among the main ones
+        if record.isSidechain is not True and side:
+            return False  # a main leaf: the sidechain leaf is not chosen
+        if moment is None:
+            moment = timestamp_key(leaf.timestamp or "")
+            if moment is None:
+                return False
+        other = timestamp_key(record.timestamp or "")
+        if other is not None and other >= moment:
+            return False
+    return True
 
 
 def _copy(

@@ -112,22 +112,27 @@ class ClaudeCodeReader(Reader):
         with no head parsed: a line that makes the claim DEFINITIVE whatever else the head
         holds, parsed by orjson as the head parses it, and shows ``userType`` (which rules
         Qwen Code out); every line free of the Gemini CLI keys the registry looks for.  Or,
-        in a file without entries, a metadata line (``fast.metadata_lines``)."""
+        in a file without entries, a metadata line (``fast.metadata_lines``): asked first
+        when no ``"uuid"`` key is written (an entry's, unless escaped), so that a file of
+        metadata lines is decoded once, for this and its proof."""
         from transcript_doctor.readers.claude_code import fast  # msgspec: loaded on first use
 
-        lines = fast.candidates(source)
-        if lines is None:
-            return None
-        for raw in lines:
-            try:
-                record = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                continue  # not in the head: a number beyond a double (orjson refuses it)
-            if _entry_like(record) and "userType" in record:
-                return Decided(self.claim(REASON, DEFINITIVE), record.keys(), fast.PROBED)
+        metadata = fast.metadata_lines(source, METADATA_KEYS.keys()) if b'"uuid"' not in source.data else None
+        if metadata is None:
+            lines = fast.candidates(source)
+            if lines is None:
+                return None
+            for raw in lines:
+                try:
+                    record = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue  # not in the head: a number beyond a double (orjson refuses it)
+                if _entry_like(record) and "userType" in record:
+                    return Decided(self.claim(REASON, DEFINITIVE), record.keys(), fast.PROBED)
+            metadata = fast.metadata_lines(source, METADATA_KEYS.keys())
         # No entry at all: a file of metadata lines (summaries, snapshots) is the reader's,
         # by a line that is one, when no other reader is shown the file (``fast.UNSEEN``).
-        for raw in fast.metadata_lines(source, METADATA_KEYS.keys()) or ():
+        for raw in metadata or ():
             try:
                 record = orjson.loads(raw)
             except orjson.JSONDecodeError:
