@@ -19,6 +19,20 @@ FIXTURES = ROOT / "fixtures"
 # The fixture folders these outputs are pinned over; real users' files under fixtures/wild
 # have their own pinning test (their findings change with every reader that learns more).
 SHIPPED = tuple(f"fixtures/{p.name}" for p in sorted(FIXTURES.iterdir()) if p.is_dir() and p.name != "wild")
+# The shared corpus beside the checkout (absent in a clean clone: the tests over it then
+# cover the fixtures alone).
+SHARED = ROOT.parent / "shared" / "corpus"
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def json_files(root: Path) -> list[Path]:
+    """Every JSON or JSONL file under ``root``, sorted (none when it is absent)."""
+    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES) if root.is_dir() else []
+
+
+def corpus_id(path: Path) -> str:
+    """A fixture's or shared corpus file's test id."""
+    return path.relative_to(FIXTURES if FIXTURES in path.parents else SHARED.parent).as_posix()
 
 
 @cache

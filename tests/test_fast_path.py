@@ -33,26 +33,15 @@ from typing import Any
 
 import orjson
 import pytest
-from support import FIXTURES, ROOT, _catalog
+from support import FIXTURES, SHARED, _catalog, corpus_id, json_files
 
 from transcript_doctor import engine, fixer, readers
 from transcript_doctor.checks import Selection
 from transcript_doctor.reporters import record
 from transcript_doctor.source import Container, NotJson, sniff
 
-SHARED = ROOT.parent / "shared" / "corpus"
-SUFFIXES = (".json", ".jsonl", ".ndjson")
-
-
-def _files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES) if root.is_dir() else []
-
-
-FILES = [*_files(FIXTURES), *_files(SHARED)]
-
-
-def _id(path: Path) -> str:
-    return path.relative_to(FIXTURES if FIXTURES in path.parents else SHARED.parent).as_posix()
+FILES = [*json_files(FIXTURES), *json_files(SHARED)]
+_id = corpus_id
 
 
 def _options(screen: bool, unsafe: bool = False) -> engine.Options:
@@ -60,9 +49,9 @@ def _options(screen: bool, unsafe: bool = False) -> engine.Options:
 
 
 def test_there_are_files_to_compare() -> None:
-    assert len(_files(FIXTURES)) > 100
+    assert len(json_files(FIXTURES)) > 100
     if SHARED.is_dir():
-        assert any(p.parent.name == "claude-code" for p in _files(SHARED))
+        assert any(p.parent.name == "claude-code" for p in json_files(SHARED))
 
 
 @pytest.mark.parametrize("path", FILES, ids=_id)
@@ -272,7 +261,7 @@ def test_a_doubted_linear_claude_code_session_makes_entries_only_from_the_cut(
     assert made == chain[screen.cut :]
 
 
-CLAUDE_SHARED = [p for p in _files(SHARED) if "claude" in p.parent.name and p.suffix == ".jsonl"]
+CLAUDE_SHARED = [p for p in json_files(SHARED) if "claude" in p.parent.name and p.suffix == ".jsonl"]
 
 
 def _proof(data: bytes, shortcut: bool) -> tuple[object, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import FIXTURES, ROOT, _catalog
+from support import FIXTURES, SHARED, _catalog, corpus_id, json_files
 
 from transcript_doctor import checks, engine
 from transcript_doctor.analysis import holds
@@ -20,19 +20,8 @@ from transcript_doctor.checks.context import Context
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role, Screening
 from transcript_doctor.reporters import record
 
-SHARED = ROOT.parent / "shared" / "corpus"
-SUFFIXES = (".json", ".jsonl", ".ndjson")
-
-
-def _files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES) if root.is_dir() else []
-
-
-FILES = [*_files(FIXTURES), *_files(SHARED)]
-
-
-def _id(path: Path) -> str:
-    return path.relative_to(FIXTURES if FIXTURES in path.parents else SHARED.parent).as_posix()
+FILES = [*json_files(FIXTURES), *json_files(SHARED)]
+_id = corpus_id
 
 
 def _variants(data: bytes) -> list[bytes]:
