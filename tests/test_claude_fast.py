@@ -9,8 +9,8 @@ from typing import Any
 
 import msgspec
 import pytest
-from support import FIXTURES
-from test_fast_path import CLAUDE, SHARED, _content_damage, _files, _id, _variants
+from support import FIXTURES, SHARED, corpus_id, json_files
+from test_fast_path import CLAUDE, _content_damage, _variants
 
 from transcript_doctor.readers import typed_lines
 from transcript_doctor.readers.claude_code import chain
@@ -34,7 +34,7 @@ DECODERS: list[msgspec.json.Decoder[Any]] = [
 ]
 SMALL = [
     p
-    for p in [*_files(FIXTURES), *_files(SHARED)]
+    for p in [*json_files(FIXTURES), *json_files(SHARED)]
     if p.suffix in (".jsonl", ".ndjson") and p.stat().st_size <= UTF8_PIECE
 ]
 
@@ -56,7 +56,7 @@ def test_there_are_small_files_of_every_decoder() -> None:
     assert len(SMALL) > 100
 
 
-@pytest.mark.parametrize("path", SMALL, ids=_id)
+@pytest.mark.parametrize("path", SMALL, ids=corpus_id)
 def test_small_files_decode_at_once_as_a_line_at_a_time(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _same(path.read_bytes(), monkeypatch)
 
@@ -220,7 +220,7 @@ def _tree_as_before(
     return [e.index for e in walked], leaf.index if leaf is not None else None
 
 
-@pytest.mark.parametrize("path", CLAUDE + [p for p in SMALL if "claude" in p.parent.name], ids=_id)
+@pytest.mark.parametrize("path", CLAUDE + [p for p in SMALL if "claude" in p.parent.name], ids=corpus_id)
 def test_the_tree_is_derived_as_before(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``_tree`` makes no entry for a progress line (``chain.resolve`` bridges past it):
     the same chain and leaf as bridging and dropping entries, for every session and

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import FIXTURES
-from test_fast_path import SHARED, _files, _id, _options, _variants
+from support import FIXTURES, SHARED, corpus_id, json_files
+from test_fast_path import _options, _variants
 from test_registry import _metadata_variants
 
 from transcript_doctor import engine, readers
@@ -21,7 +21,7 @@ from transcript_doctor.readers.claude_code import fast
 from transcript_doctor.reporters import record
 from transcript_doctor.source import NotJson, sniff
 
-JSONL = [p for p in [*_files(FIXTURES), *_files(SHARED)] if p.suffix in (".jsonl", ".ndjson")]
+JSONL = [p for p in [*json_files(FIXTURES), *json_files(SHARED)] if p.suffix in (".jsonl", ".ndjson")]
 METADATA_FILES = [p for p in JSONL if typed_lines.decoded(p.read_bytes(), fast._METADATA) is not None]
 
 
@@ -62,7 +62,7 @@ def test_there_are_metadata_files() -> None:
     assert len(METADATA_FILES) >= 4
 
 
-@pytest.mark.parametrize("path", JSONL, ids=_id)
+@pytest.mark.parametrize("path", JSONL, ids=corpus_id)
 def test_a_file_decoded_as_metadata_is_proven_as_its_records_prove(path: Path) -> None:
     data = path.read_bytes()
     variants = _damaged(data) if path in METADATA_FILES else [data]
@@ -79,7 +79,7 @@ def test_a_file_decoded_as_metadata_is_proven_as_its_records_prove(path: Path) -
         assert fast.prove_source(source, screen) is True
 
 
-@pytest.mark.parametrize("path", METADATA_FILES, ids=_id)
+@pytest.mark.parametrize("path", METADATA_FILES, ids=corpus_id)
 def test_damaged_metadata_files_lint_as_the_full_read(path: Path) -> None:
     """Detection (from the head, asking every reader) and the lint are the full path's."""
     for variant in [*_damaged(path.read_bytes()), *_metadata_variants()]:
