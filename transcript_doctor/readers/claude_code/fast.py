@@ -398,6 +398,8 @@ def _answers(
         if record.type != "progress" and record.type != "user":
             break
         position -= 1
+    after = position  # the results follow the response's last line, at[after - 1]
+    first = 0  # the response's first line's position in ``at``
     response: list[int] = []
     msg_id = None
     while position:
@@ -414,17 +416,18 @@ def _answers(
             break
         response.append(at[position - 1])
         position -= 1
+        first = position
     if not response:
         return False
     response.reverse()
     lines = {records[i].uuid for i in response}
-    results = [i for i in at[at.index(response[-1]) + 1 :] if records[i].type != "progress"]
+    results = [i for i in at[after:] if records[i].type != "progress"]
     for index in results:
         record = records[index]
         parent = record.parentUuid
         if through.get(parent, parent) not in lines or not _has_result(record):
             return False
-    blocks[at.index(response[0])] = (response, results)
+    blocks[first] = (response, results)
     return True
 
 
