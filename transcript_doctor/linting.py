@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from transcript_doctor import engine, output, plain, progress, reporters, walk
+from transcript_doctor import engine, output, plain, progress, reporters, treelint, walk
 from transcript_doctor.engine import FileReport, Options
 from transcript_doctor.plain import Value
 from transcript_doctor.source import TEXT_SUFFIXES
@@ -266,9 +266,7 @@ def check(
     """Lint one path; an unreadable file or a bug in a reader is that file's error only.
 
     Standard input is reported (and configured) as ``stdin_filename`` when given."""
-    from transcript_doctor import treelint  # a storage folder (or a file in one): one unit
-
-    found = treelint.check(path, options, fingerprints)
+    found = treelint.check(path, options, fingerprints)  # a storage folder (or a file in one)
     if found is not None:
         return found
     if not path.lower().endswith(TEXT_SUFFIXES):  # a transcript costs no SQLite import

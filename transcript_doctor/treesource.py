@@ -36,6 +36,8 @@ FOLDERS = ("session", "message", "part")
 SESSION_PREFIX = "ses_"
 SUFFIX = ".json"
 PROBES = 8  # session files a root check reads at most before giving up
+_NAMED = frozenset((*FOLDERS, "project", "session_diff"))  # a unit's file lies in one of these
+_UNPLAIN = frozenset(("", ".", ".."))  # folder names ``abspath`` would normalise away
 
 
 def _session_file_ok(path: str, project: str, name: str) -> bool:
@@ -125,11 +127,19 @@ def unit(path: str) -> Unit | None:
             parent = os.path.dirname(path) or "."
             return Unit(parent, "member") if is_root(parent) else None
         return None
+    # Most JSON files lie in no storage folder: told from the two folder names written in
+    # the path, when they are plain (``abspath``, a look at the working folder and a
+    # normalisation per file, changes nothing after its last ``..``).
+    written = path.rsplit(os.sep, 3)
+    if len(written) > 2 and (os.altsep is None or os.altsep not in path):
+        names = written[-3:-1]
+        if _NAMED.isdisjoint(names) and _UNPLAIN.isdisjoint(names):
+            return None
     parent = os.path.dirname(os.path.abspath(path))
     above = os.path.dirname(parent)
     levels = [(os.path.basename(above), os.path.dirname(above)), (os.path.basename(parent), above)]
     for level, (name, root) in enumerate(levels):
-        if name in (*FOLDERS, "project", "session_diff") and is_root(root):
+        if name in _NAMED and is_root(root):
             shown = _shown(path, root)
             if level == 0 and name == "session" and os.path.basename(path).startswith(SESSION_PREFIX):
                 return Unit(shown, "session", os.path.basename(path)[: -len(SUFFIX)])

@@ -132,11 +132,11 @@ def _walk(
         # os.path.join per file costs as much as the rest of the walk: the folder's part once.
         prefix = _join(root, "")
         for name in sorted(files):
-            if tempnames.is_temp(name):
+            if name[0] == "." and tempnames.is_temp(name):
                 continue  # a file `fix` writes beside a transcript, left by a killed run
             path = prefix + name
             if (excluded is None or not skip(path)) and (not rules or not _decide(rules, path, False)):
-                yield Target(path, explicit=False)
+                yield Target(path, False)
     yield from errors
 
 

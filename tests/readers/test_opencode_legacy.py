@@ -175,6 +175,34 @@ def test_a_file_of_the_folder_is_a_part_of_it_never_linted_alone(tmp_path: Path)
         )
 
 
+def test_a_file_of_the_folder_is_told_however_its_path_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder names written in a path decide at once only when neither can be a
+    storage folder's; relative paths, ``.`` and ``..`` still find the folder above."""
+    storage = copy(tmp_path)
+    (tmp_path / "notes" / "a").mkdir(parents=True)
+    cases = {
+        # (working folder, path as written): (kind, root as shown)
+        (storage, RUNNING_FILE): ("member", "."),
+        (storage, f"./{RUNNING_FILE}"): ("member", "."),
+        (storage, f"part/{CALL_MESSAGE}/../{CALL_MESSAGE}/{RUNNING}.json"): ("member", "."),
+        (storage / "part", f"{CALL_MESSAGE}/{RUNNING}.json"): ("member", ".."),
+        (storage / "part" / CALL_MESSAGE, f"{RUNNING}.json"): ("member", "../.."),
+        (storage / "part" / CALL_MESSAGE, f"../{CALL_MESSAGE}/{RUNNING}.json"): ("member", "../.."),
+        (storage / "part" / CALL_MESSAGE, f"./.././{CALL_MESSAGE}/{RUNNING}.json"): ("member", "../.."),
+        (storage / "session", f"global/{SESSION}.json"): ("session", ".."),
+        (tmp_path, f"opencode/storage/{RUNNING_FILE}"): ("member", "opencode/storage"),
+        (tmp_path, "notes/a/b.json"): None,
+        (tmp_path / "notes" / "a", "b.json"): None,
+        (tmp_path / "notes" / "a", "../a/b.json"): None,
+    }
+    for (folder, written), expected in cases.items():
+        monkeypatch.chdir(folder)
+        found = treesource.unit(written)
+        assert (None if found is None else (found.kind, found.root)) == expected, (folder, written)
+
+
 def test_formats_names_the_folder_and_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     copy(tmp_path)
     monkeypatch.chdir(tmp_path)
