@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date
+from typing import Final
 
 from transcript_doctor.model import Part
+from transcript_doctor.plain import Plain, Value
 
 TURN_KINDS = frozenset({"user", "assistant"})
 # Entries that are chain members.  ``progress`` lines are bridged: Claude Code re-parents their
@@ -27,10 +28,27 @@ _EPOCH_DAY = date(1970, 1, 1).toordinal()
 _ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)?\Z")
 
 
-@dataclass(slots=True, eq=False)
-class Entry:
-    """What one chain line contributes; the parsed dict itself is not kept."""
+class Entry(Plain):
+    """What one chain line contributes; the parsed dict itself is not kept.  (A plain
+    class, as ``Segment``: a dataclass compiles its methods when the module is imported,
+    and every lint of a Claude Code session imports this one.)"""
 
+    __slots__ = (
+        "copies",
+        "harness",
+        "has_result",
+        "index",
+        "kind",
+        "msg_id",
+        "number",
+        "parent",
+        "parts",
+        "previous",
+        "resolved",
+        "sidechain",
+        "timestamp",
+        "uuid",
+    )
     index: int
     number: int
     kind: str
@@ -38,24 +56,51 @@ class Entry:
     parent: str | None
     sidechain: bool
     timestamp: str
-    msg_id: str | None = None
-    parts: list[Part] = field(default_factory=list)
-    harness: bool = False
-    has_result: bool = False  # a user line holding tool_result blocks
+    msg_id: str | None
+    parts: list[Part]
+    harness: bool
+    has_result: bool  # a user line holding tool_result blocks
     # The nearest earlier chain line of the same session and sidechain (TD404 re-link target).
-    previous: str | None = None
-    copies: list[tuple[int, int]] = field(default_factory=list)  # byte-identical (number, index)
-    resolved: str | None = None  # parent as Claude Code's loader sees it (bridged, re-linked)
+    previous: str | None
+    copies: list[tuple[int, int]]  # byte-identical (number, index)
+    resolved: str | None  # parent as Claude Code's loader sees it (bridged, re-linked)
+
+    def __init__(
+        self,
+        index: int,
+        number: int,
+        kind: str,
+        uuid: str,
+        parent: str | None,
+        sidechain: bool,
+        timestamp: str,
+        msg_id: str | None = None,
+        parts: list[Part] | None = None,
+        harness: bool = False,
+        has_result: bool = False,
+        previous: str | None = None,
+        copies: list[tuple[int, int]] | None = None,
+        resolved: str | None = None,
+    ) -> None:
+        self.index, self.number, self.kind, self.uuid = index, number, kind, uuid
+        self.parent, self.sidechain, self.timestamp, self.msg_id = parent, sidechain, timestamp, msg_id
+        self.parts = [] if parts is None else parts
+        self.harness, self.has_result, self.previous = harness, has_result, previous
+        self.copies = [] if copies is None else copies
+        self.resolved = resolved
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(Value):
     """``compactMetadata.preservedSegment`` of a compact boundary (partial compaction)."""
 
-    boundary: int  # record index of the boundary line
-    head: str
-    anchor: str
-    tail: str
+    __slots__ = ("anchor", "boundary", "head", "tail")
+    boundary: Final[int]  # record index of the boundary line
+    head: Final[str]
+    anchor: Final[str]
+    tail: Final[str]
+
+    def __init__(self, boundary: int, head: str, anchor: str, tail: str) -> None:
+        self.boundary, self.head, self.anchor, self.tail = boundary, head, anchor, tail
 
 
 def timestamp_key(value: str) -> float | None:
