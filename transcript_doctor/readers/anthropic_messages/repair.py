@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import codecs
 import json
-from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -42,6 +41,7 @@ from transcript_doctor.analysis.shared import shared
 from transcript_doctor.editing import EditError, JsonText, Lines
 from transcript_doctor.jsonspan import join, split
 from transcript_doctor.model import Conversation, Message, Origin, Part, PartKind, Role
+from transcript_doctor.plain import Mutable
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.anthropic_messages.cline import TEXT_RESULT, TOOL_ERROR
 from transcript_doctor.readers.base import Edit, Repair
@@ -52,19 +52,24 @@ _MOVED = "transcript-doctor:moved-block-{}"  # stands in for a moved block's own
 Key = tuple[int, str | None]
 
 
-@dataclass(slots=True)
-class _Session:
+class _Session(Mutable):
     """What earlier actions of one rule group did to the same editor.
 
     The engine applies a rule's findings one by one to one editor: two results removed
     from one message must remove the message once it is empty, and the calls of one turn
-    must share the one reply message inserted for them.
+    must share the one reply message inserted for them.  (A plain class: a dataclass
+    compiles its methods at import, and lint imports a layout's repairs to tell which
+    findings are fixable.)
     """
 
-    removed: dict[Key, set[int]] = field(default_factory=dict)  # block indexes per message
-    gone: set[Key] = field(default_factory=set)  # messages removed whole
-    filled: set[Key] = field(default_factory=set)  # messages receiving blocks
-    replied: set[Key] = field(default_factory=set)  # call messages given a new reply message
+    __slots__ = ("filled", "gone", "removed", "replied")
+    removed: dict[Key, set[int]]  # block indexes per message
+    gone: set[Key]  # messages removed whole
+    filled: set[Key]  # messages receiving blocks
+    replied: set[Key]  # call messages given a new reply message
+
+    def __init__(self) -> None:
+        self.removed, self.gone, self.filled, self.replied = {}, set(), set(), set()
 
 
 _SESSIONS: WeakKeyDictionary[Edit, _Session] = WeakKeyDictionary()

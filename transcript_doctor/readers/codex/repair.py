@@ -17,7 +17,6 @@ goes with it.  The ``event_msg`` mirrors of removed items stay: they are display
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -33,6 +32,7 @@ from transcript_doctor.actions import (
 )
 from transcript_doctor.editing import EditError, Lines
 from transcript_doctor.model import Conversation, Message, Part, Role
+from transcript_doctor.plain import Mutable
 from transcript_doctor.readers import listing
 from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.readers.codex.history import ItemRef
@@ -68,13 +68,18 @@ def part_ref(part: Part) -> ItemRef:
     return part.ref
 
 
-@dataclass(slots=True)
-class Items:
+class Items(Mutable):
     """Item-level edits through one editor.  ``inner`` is where a line's item sits:
-    ``/payload`` in a RolloutLine, the whole line (``""``) in the legacy layout."""
+    ``/payload`` in a RolloutLine, the whole line (``""``) in the legacy layout.  (A plain
+    class: a dataclass compiles its methods at import, and lint imports a layout's repairs
+    to tell which findings are fixable.)"""
 
+    __slots__ = ("edit", "inner")
     edit: Lines
     inner: str
+
+    def __init__(self, edit: Lines, inner: str) -> None:
+        self.edit, self.inner = edit, inner
 
     @property
     def removed(self) -> set[ItemRef]:

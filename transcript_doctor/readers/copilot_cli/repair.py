@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -46,6 +45,7 @@ from transcript_doctor.actions import (
 )
 from transcript_doctor.editing import EditError, JsonText, Lines, splice
 from transcript_doctor.model import Message, Part, PartKind
+from transcript_doctor.plain import Mutable
 from transcript_doctor.readers.base import Edit, Repair
 from transcript_doctor.readers.copilot_cli import torn
 from transcript_doctor.readers.copilot_cli.refs import CallRef, EventRef
@@ -64,14 +64,22 @@ def derived_id(follows: str, call_id: str) -> str:
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
-@dataclass(slots=True)
-class Chain:
-    """The ``parentId`` chain of one file as the repairs of one editor leave it."""
+class Chain(Mutable):
+    """The ``parentId`` chain of one file as the repairs of one editor leave it.  (A plain
+    class: a dataclass compiles its methods at import, and lint imports a layout's repairs
+    to tell which findings are fixable.)"""
 
+    __slots__ = ("_records", "edit", "removed", "tail")
     edit: Lines
-    removed: set[int] = field(default_factory=set)
-    tail: dict[int, str] = field(default_factory=dict)  # last event inserted after a line
-    _records: dict[int, Any] = field(default_factory=dict)
+    removed: set[int]
+    tail: dict[int, str]  # last event inserted after a line
+    _records: dict[int, Any]
+
+    def __init__(self, edit: Lines) -> None:
+        self.edit = edit
+        self.removed = set()
+        self.tail = {}
+        self._records = {}
 
     def record(self, index: int) -> Any:
         if index not in self._records:
