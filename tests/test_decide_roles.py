@@ -1,7 +1,8 @@
-"""Detection of role-line layouts without a head: ``decide`` of Mistral Vibe and openworker
-gives what asking every reader gives.  (Kimi CLI has none: its read parses every line with
-orjson, so the head's records are its read's, and a decision from typed records cost more
-than it saved.)
+"""Detection of role-line layouts without a head search: ``decide`` of Mistral Vibe,
+openworker and Kimi CLI gives what asking every reader gives.  (Kimi CLI's decides from
+the head itself: its read parses every line with orjson, so the head's records are its
+read's, and a decision from typed records cost more than it saved; its decision spares
+the other readers' detection.)
 
 Their lines all hold a ``role``, which several readers of the registry may claim, so a
 decision names the readers it found unable to outscore it (``Decided.beaten``) besides the
@@ -29,7 +30,7 @@ from transcript_doctor import readers
 from transcript_doctor.source import NotJson, Source, sniff
 
 SHARED = ROOT.parent / "shared" / "corpus"
-DECIDERS = ("openworker", "mistral_vibe")
+DECIDERS = ("openworker", "mistral_vibe", "kimi_cli")
 _ENTRIES = [e for e in readers._MODULES if e.jsonl != readers.NEVER]
 _POSITION = {e.module: i for i, e in enumerate(_ENTRIES)}
 _MARKERS = {e.module: e.markers for e in _ENTRIES if e.module in DECIDERS}
@@ -306,3 +307,47 @@ def test_what_an_openworker_decision_knows_of_other_readers_is_theirs() -> None:
             continue
         assert entry.jsonl is not None and entry.jsonl <= fast.ABSENT, entry.module
     assert fast._ROLES == openworker.ROLES
+
+
+def test_kimi_cli_decisions_are_what_the_head_gives() -> None:
+    assert len(_files("kimi_cli")) >= 30
+    assert _proved("kimi_cli") > 1000
+
+
+def test_kimi_cli_sessions_are_decided_without_asking_another_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A context.jsonl (every fixture and corpus one starts with its system prompt, the
+    registry's lead) is claimed by Kimi CLI's decision: no reader's ``detect`` is asked,
+    and the answer is every reader's."""
+    files = _files("kimi_cli")
+    expected = {p: _named(readers.detect(sniff(p.name, p.read_bytes()), every=True)) for p in files}
+    asked: list[str] = []
+    real = readers.claim
+
+    def claim(reader: readers.Reader, source: Source) -> readers.Detection | None:
+        asked.append(reader.name)
+        return real(reader, source)
+
+    monkeypatch.setattr(readers, "claim", claim)
+    decided = 0
+    for path, answer in expected.items():
+        assert answer is not None and answer[0] == "kimi-cli"
+        asked.clear()
+        assert _named(readers.detect(sniff(path.name, path.read_bytes()))) == answer
+        decided += not asked
+    assert decided == len(files) >= 30
+
+
+def test_what_a_kimi_decision_knows_of_other_readers_is_theirs() -> None:
+    """``REGISTRY_KEYS`` holds every key the registry shows a JSONL reader listed before
+    Kimi CLI files by, or rules one out by, but the ``role`` openworker and Mistral Vibe
+    are shown files by (the two a decision names as beaten)."""
+    from transcript_doctor.readers.kimi_cli import reader as kimi
+
+    keys: set[str] = set()
+    for entry in _ENTRIES[: _POSITION["kimi_cli"]]:
+        if entry.module not in kimi._BEATEN:
+            keys |= set(entry.jsonl or ()) | entry.unless
+    assert keys == kimi.REGISTRY_KEYS
+    assert {
+        e.module for e in _ENTRIES[: _POSITION["kimi_cli"]] if e.jsonl and "role" in e.jsonl
+    } == kimi._BEATEN

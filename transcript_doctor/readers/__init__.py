@@ -133,7 +133,14 @@ _MODULES = (
         markers=(b'"injected"',),
         lead=CHAT_LEAD,
     ),
-    Registered("kimi_cli", frozenset({"role", "protocol_version"}), NEVER),
+    # context.py writes the system prompt first, with json.dumps (every corpus file's).
+    Registered(
+        "kimi_cli",
+        frozenset({"role", "protocol_version"}),
+        NEVER,
+        markers=(b'"_system_prompt"',),
+        lead=(b'{"role": "_system_prompt"',),
+    ),
     Registered("opencode", NEVER, frozenset({"info"})),
     Registered(
         "anthropic_messages",

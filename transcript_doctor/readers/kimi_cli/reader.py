@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from transcript_doctor.analysis.arguments import malformed
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Screen, Turn, from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Detection, Reader
+from transcript_doctor.readers.base import DEFINITIVE, SPECIFIC, Decided, Detection, Reader
 from transcript_doctor.readers.kimi_cli import records
 from transcript_doctor.source import CONTROL, Container, Line, Loader, Source
 
@@ -29,6 +29,30 @@ from transcript_doctor.source import CONTROL, Container, Line, Loader, Source
 # and 1e400).  A NUL inside a string json.loads(strict=False) would read as well; NUL
 # records are reported in every layout (crash damage), here too (unconfirmed corner).
 KIMI = Loader("json.loads(strict=False)", frozenset({CONTROL}), replaces_invalid_utf8=True)
+CONTEXT = "Kimi CLI context.jsonl (_system_prompt/_checkpoint/_usage records)"
+# The keys the registry shows the JSONL readers listed before this one files by (and
+# Qwen Code's ``unless``): a decision proves absent those no record of the head holds
+# (tests/test_decide_roles.py holds this to the registry).
+REGISTRY_KEYS = frozenset(
+    {
+        "projectHash",
+        "$set",
+        "$rewindTo",
+        "uuid",
+        "userType",
+        "toolUseResult",
+        "leafUuid",
+        "snapshot",
+        "operation",
+        "payload",
+        "id",
+        "ts",
+        "parentId",
+    }
+)
+# openworker and Mistral Vibe claim only heads whose every record has a role of their
+# ``ROLES``, none of them a control record's: a control record rules both out (``decide``).
+_BEATEN = frozenset({"openworker", "mistral_vibe"})
 
 
 class KimiCliReader(Reader):
@@ -51,12 +75,8 @@ class KimiCliReader(Reader):
         head = source.head()
         if not head:
             return None
-        if any(records.is_control(r) for r in head):
-            if 2 * sum(map(records.known_role, head)) >= len(head):
-                return self.claim(
-                    "Kimi CLI context.jsonl (_system_prompt/_checkpoint/_usage records)", DEFINITIVE
-                )
-            return None
+        if any(map(records.is_control, head)):
+            return self.claim(CONTEXT, DEFINITIVE) if records.mostly_known(head) else None
         if _wire_log(head):
             return self.claim(
                 "Kimi CLI wire.jsonl UI event log (not replayed: the model history is context.jsonl beside it)",
@@ -73,6 +93,29 @@ class KimiCliReader(Reader):
                 transcript=False,
             )
         return None
+
+    def decide(self, source: Source) -> Decided | None:
+        """``detect``'s claim on a context.jsonl, made without asking the readers listed
+        before this one (the registry asks only a file that starts with Kimi's system
+        prompt, ``readers._MODULES``).  The head is parsed as detection parses it: the
+        read takes its records over (``Source.records``), so it costs nothing a head
+        search would not; what is saved is the other readers' detection.
+
+        Only the context claim is decided: it needs a control record in the head, whose
+        role is none of those openworker and Mistral Vibe claim every record by
+        (``_BEATEN``); Codex and Pi, shown a file by the ``id`` of a ``_checkpoint``, are
+        ruled out by their ``refuses`` of its first record (a system prompt:
+        ``Decided.first``); the others by keys no record of the head holds
+        (``REGISTRY_KEYS``) or by scoring lower than DEFINITIVE."""
+        if source.container is not Container.JSONL:
+            return None
+        head = source.head()
+        if not (head and any(map(records.is_control, head)) and records.mostly_known(head)):
+            return None
+        keys = head[0].keys() if len(head) == 1 else set().union(*head)
+        return Decided(
+            self.claim(CONTEXT, DEFINITIVE), keys, REGISTRY_KEYS.difference(keys), _BEATEN, first=head[0]
+        )
 
     def read(self, source: Source) -> list[Conversation]:
         return [_build(source, self.dialect)]

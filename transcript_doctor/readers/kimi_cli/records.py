@@ -21,6 +21,7 @@ CONTROL_FIELDS: dict[str, tuple[str, type]] = {
     "_usage": ("token_count", int),
 }
 MESSAGE_ROLES = frozenset({"system", "user", "assistant", "tool"})  # kosong.message.Role
+KNOWN_ROLES = MESSAGE_ROLES.union(CONTROL_FIELDS)  # what ``mostly_known`` counts
 
 # kosong content parts 1.51.0 registers, with the field each requires (model_validate
 # rejects a part without it).  A part of another type makes 1.51.0 raise KeyError in
@@ -49,10 +50,15 @@ def is_control(record: dict[str, Any]) -> bool:
     return isinstance(value, field[1]) and not isinstance(value, bool)
 
 
-def known_role(record: dict[str, Any]) -> bool:
-    """A role Kimi CLI writes: a message role or a known control record's."""
-    role = record.get("role")
-    return isinstance(role, str) and (role in MESSAGE_ROLES or role in CONTROL_FIELDS)
+def mostly_known(head: list[dict[str, Any]]) -> bool:
+    """Whether at least half the records have a role Kimi CLI writes: a message role or a
+    control record's."""
+    known = 0
+    for record in head:
+        role = record.get("role")
+        if isinstance(role, str) and role in KNOWN_ROLES:
+            known += 1
+    return 2 * known >= len(head)
 
 
 def unloadable(record: dict[str, Any]) -> str | None:
