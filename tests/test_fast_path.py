@@ -865,7 +865,7 @@ GEMINI_CLI_FILES = _gemini_cli_files()
 
 def _gemini_document_variants(data: bytes) -> list[bytes]:
     """A legacy Gemini CLI session damaged one message at a time: without it, with it
-    twice, moved after the next one, its text blanked, a prompt's text changed, its
+    twice, moved after the next one, its text blanked, a prompt's text changed or made responses, its
     calls' results removed, copied, answering another call or holding other parts, and
     a record of another type in its place."""
     import json
@@ -882,7 +882,16 @@ def _gemini_document_variants(data: bytes) -> list[bytes]:
             [*messages[:index], {**message, "type": "info"}, *messages[index + 1 :]],
         ]
         if isinstance(message, dict) and message.get("type") == "user":
-            for content in ([{"text": "/help"}], [{"text": " "}, {"text": "go on"}], [{"text": "a", "b": 1}]):
+            response = {"functionResponse": {"id": "r", "name": "x", "response": {"output": "o"}}}
+            for content in (
+                [{"text": "/help"}],
+                [{"text": " "}, {"text": "go on"}],
+                [{"text": "a", "b": 1}],
+                [response, response],
+                [response, {"functionResponse": {"name": "x", "response": {}}}],
+                [{**response, "thoughtSignature": "s"}],
+                [response, {"text": "and"}],
+            ):
                 variants.append([*messages[:index], {**message, "content": content}, *messages[index + 1 :]])
         calls = message.get("toolCalls") if isinstance(message, dict) else None
         if isinstance(calls, list) and calls:

@@ -524,6 +524,10 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
                 if text and not text.startswith(IGNORED_PREFIXES):
                     live.append((None, None, None))
                 continue
+            ids = _response_ids(content)
+            if ids is not None:  # the usual recorded tool response
+                live.append((None, None, ids))
+                continue
             if _ignored_user_text(content):
                 continue
             parts = gemini_content.plain(content)
@@ -631,6 +635,23 @@ def _texts(content: Any) -> list[str] | None:
             return None
         texts.append(text)
     return texts
+
+
+def _response_ids(content: Any) -> list[str] | None:
+    """The ids of a content made of responses with ids alone (``{"functionResponse":
+    {"id": …}}`` objects with no other key), or None: a recorded tool response, never
+    ignored (``_content_string`` summarises each part), whose ``gemini_content.plain``
+    parts are those responses."""
+    if not isinstance(content, list) or not content:
+        return None
+    ids: list[str] = []
+    for item in content:
+        response = item.get("functionResponse") if isinstance(item, dict) and len(item) == 1 else None
+        call_id = response.get("id") if isinstance(response, dict) else None
+        if not isinstance(call_id, str):
+            return None
+        ids.append(call_id)
+    return ids
 
 
 def _own_responses(items: list[Any], call_id: str) -> list[str] | None:
