@@ -865,8 +865,9 @@ GEMINI_CLI_FILES = _gemini_cli_files()
 
 def _gemini_document_variants(data: bytes) -> list[bytes]:
     """A legacy Gemini CLI session damaged one message at a time: without it, with it
-    twice, moved after the next one, its text blanked, its calls' results removed or
-    copied, and a record of another type in its place."""
+    twice, moved after the next one, its text blanked, a prompt's text changed or made responses, its
+    calls' results removed, copied, answering another call or holding other parts, and
+    a record of another type in its place."""
     import json
 
     value = json.loads(data)
@@ -880,11 +881,26 @@ def _gemini_document_variants(data: bytes) -> list[bytes]:
             [*messages[:index], {**message, "content": " "}, *messages[index + 1 :]],
             [*messages[:index], {**message, "type": "info"}, *messages[index + 1 :]],
         ]
+        if isinstance(message, dict) and message.get("type") == "user":
+            response = {"functionResponse": {"id": "r", "name": "x", "response": {"output": "o"}}}
+            for content in (
+                [{"text": "/help"}],
+                [{"text": " "}, {"text": "go on"}],
+                [{"text": "a", "b": 1}],
+                [response, response],
+                [response, {"functionResponse": {"name": "x", "response": {}}}],
+                [{**response, "thoughtSignature": "s"}],
+                [response, {"text": "and"}],
+            ):
+                variants.append([*messages[:index], {**message, "content": content}, *messages[index + 1 :]])
         calls = message.get("toolCalls") if isinstance(message, dict) else None
         if isinstance(calls, list) and calls:
             bare = [{k: v for k, v in c.items() if k != "result"} for c in calls]
             twice = [*calls, *calls]
-            for changed in (bare, twice):
+            response = {"functionResponse": {"id": "another", "name": "x", "response": {"output": "o"}}}
+            beside = [{**c, "result": [response, {"text": "beside"}, {}, 1]} for c in calls]
+            other = [{**c, "result": [{}, response, "text"][: 2 + (k % 2)]} for k, c in enumerate(calls)]
+            for changed in (bare, twice, beside, other):
                 variants.append(
                     [*messages[:index], {**message, "toolCalls": changed}, *messages[index + 1 :]]
                 )

@@ -35,6 +35,27 @@ def test_task_history_index_is_a_companion(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        '[{"type":"say","ts":1777000095000,"text":"hi"},"stray"]',
+        '[{"type":"say","ts":1777000095000,"text":"hi"},{"type":"say","ts":1,"role":"user"}]',
+        '[{"id":"1","ts":1777000095000,"task":"Remove Firebase","tokensIn":10},{"task":"x","ts":2}]',
+        '["stray",{"type":"say","ts":1777000095000,"text":"hi"}]',
+    ],
+)
+def test_a_list_only_partly_of_companion_items_is_no_companion(tmp_path, text: str) -> None:
+    """A companion is told by every item: one that is not an object, or not of its
+    kind, anywhere in the list (the first item is read first) makes it none."""
+    from transcript_doctor.readers.anthropic_messages.reader import _companion
+    from transcript_doctor.source import sniff
+
+    assert _companion(sniff("ui_messages.json", text.encode())) is None
+    whole = text.replace(',"stray"', "").replace('"stray",', "")
+    if whole != text:  # without the stray item, the list is a companion
+        assert _companion(sniff("ui_messages.json", whole.encode())) is not None
+
+
+@pytest.mark.parametrize(
     ("text", "suffix"),
     [
         ('[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]', ".json"),

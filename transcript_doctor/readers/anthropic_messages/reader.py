@@ -71,10 +71,11 @@ def _int(value: Any) -> bool:
 def _shape(items: list[Any]) -> tuple[bool, bool] | None:
     """Whether a list of MessageParams (and Roo Code reasoning items) holds Cline / Roo Code
     bookkeeping (a Roo reasoning item, or a key of theirs next to a MessageParam), and
-    whether one holds a block only Anthropic's API has; None when an item is neither (no
-    such role, a key only Chat Completions messages carry) or every one is a Roo reasoning
-    item.  One pass, each question asked until it is answered: detection asks it of every
-    message of a document."""
+    whether one holds a block only Anthropic's API has (only until either is answered:
+    bookkeeping settles the claim, and a Cline history of text-protocol results has no
+    such block to find); None when an item is neither (no such role, a key only Chat
+    Completions messages carry) or every one is a Roo reasoning item.  One pass, each
+    question asked until it is answered: detection asks it of every message of a document."""
     vendor = anthropic = False
     messages = False  # an item that is not a Roo reasoning item
     for item in items:
@@ -89,7 +90,7 @@ def _shape(items: list[Any]) -> tuple[bool, bool] | None:
         messages = True
         if not vendor:
             vendor = _int(item.get("ts")) or not CLINE_KEYS.isdisjoint(item) or not ROO_KEYS.isdisjoint(item)
-        if not anthropic:
+        if not (anthropic or vendor):
             anthropic = _anthropic_only(item)
     return (vendor, anthropic) if messages else None
 
@@ -128,7 +129,14 @@ def _companion(source: Source) -> str | None:
         if isinstance(files, list) and set(value) <= TASK_METADATA_KEYS:
             return "Cline/Roo task_metadata.json (files in context, not a conversation)"
         return None
-    if not isinstance(value, list) or not value or not all(isinstance(i, dict) for i in value):
+    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+        return None
+    # The first item tells most lists apart before every item is checked to be an object.
+    first = value[0]
+    ui = first.get("type") in UI_MESSAGE_TYPES and _int(first.get("ts")) and "role" not in first
+    if not (ui or (isinstance(first.get("task"), str) and _int(first.get("ts")) and "tokensIn" in first)):
+        return None
+    if not all(isinstance(i, dict) for i in value):
         return None
     if all(i.get("type") in UI_MESSAGE_TYPES and _int(i.get("ts")) and "role" not in i for i in value):
         return (

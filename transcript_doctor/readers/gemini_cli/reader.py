@@ -518,6 +518,16 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
         kind = record.get("type")
         if kind == "user":
             content = record.get("content")
+            texts = _texts(content)
+            if texts is not None:  # the usual prompt: text alone
+                text = "".join(texts).strip()
+                if text and not text.startswith(IGNORED_PREFIXES):
+                    live.append((None, None, None))
+                continue
+            ids = _response_ids(content)
+            if ids is not None:  # the usual recorded tool response
+                live.append((None, None, ids))
+                continue
             if _ignored_user_text(content):
                 continue
             parts = gemini_content.plain(content)
@@ -543,21 +553,24 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
             if results is None:
                 turns.append((OTHER, None, ()))
             else:
-                turns.extend((RESULT, None, (i,)) for i in results)
+                for i in results:  # appends, not a generator: one per message
+                    turns.append((RESULT, None, (i,)))
             user, prompt = True, results is None
             continue
         turns.append((ASSISTANT, text, tuple(calls)))
         user = prompt = False
         if results:  # the CLI's `_response` turn, less what recorded responses answer
             recorded: set[str] = set()
-            for _, following, ids in live[index + 1 :]:
-                if following is not None:
-                    break
-                recorded.update(ids or ())
-            ids = [i for call_id, own in results if call_id not in recorded for i in own]
-            if ids:
-                turns.extend((RESULT, None, (i,)) for i in ids)
-                user = True
+            following = index + 1
+            while following < len(live) and live[following][1] is None:  # the user messages after it
+                recorded.update(live[following][2] or ())
+                following += 1
+            made = len(turns)
+            for call_id, own in results:
+                if call_id not in recorded:
+                    for i in own:
+                        turns.append((RESULT, None, (i,)))
+            user = len(turns) > made
     return turns + gemini_content.closing(DIALECT)
 
 
@@ -565,21 +578,25 @@ def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tu
     """A model message rebuilt on resume (``_Converter.gemini``) as its text, call ids and
     each answered call's own result ids; None for stored API parts or id-less calls."""
     content = record.get("content")
-    raw = content if isinstance(content, list) else [content]
-    if any(
-        isinstance(p, dict) and (_js_truthy(p.get("functionCall")) or _js_truthy(p.get("thought")))
-        for p in raw
-    ):
-        return None  # stored API parts: signatures matter (TD401)
-    stored = gemini_content.plain(content) if _js_truthy(content) else []
-    if stored is None:
-        return None
-    texts: list[str] = []
-    for kind, text, _, _ in stored:
-        if kind is PartKind.TEXT:
-            texts.append(text)
-        elif kind is not PartKind.THINKING:
+    if isinstance(content, str):  # the usual model message: its text alone, or ""
+        text = content or None
+    else:
+        raw = content if isinstance(content, list) else [content]
+        if any(
+            isinstance(p, dict) and (_js_truthy(p.get("functionCall")) or _js_truthy(p.get("thought")))
+            for p in raw
+        ):
+            return None  # stored API parts: signatures matter (TD401)
+        stored = gemini_content.plain(content) if _js_truthy(content) else []
+        if stored is None:
             return None
+        texts: list[str] = []
+        for kind, part_text, _, _ in stored:
+            if kind is PartKind.TEXT:
+                texts.append(part_text)
+            elif kind is not PartKind.THINKING:
+                return None
+        text = "".join(texts) if texts else None
     items = record.get("toolCalls")
     calls: list[str] = []
     results: list[tuple[str, list[str]]] = []
@@ -596,11 +613,67 @@ def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tu
         if isinstance(result, str):
             results.append((call_id, [call_id]))
             continue
-        parts = gemini_content.plain(result)
-        if parts is None or any(p[0] is not PartKind.TOOL_RESULT for p in parts):
+        own = _own_responses(result if isinstance(result, list) else [result], call_id)
+        if own is None:
             return None
-        results.append((call_id, [call_id for p in parts if p[2] is None or p[2] == call_id]))
-    return ("".join(texts) if texts else None), calls, results
+        results.append((call_id, own))
+    return text, calls, results
+
+
+def _texts(content: Any) -> list[str] | None:
+    """The texts of a content made of text alone (a string, or ``{"text": …}`` objects
+    with no other key), or None: what ``_content_string`` and ``gemini_content.plain``
+    both make of it then is its texts."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    for item in content:
+        text = item.get("text") if isinstance(item, dict) and len(item) == 1 else None
+        if not isinstance(text, str):
+            return None
+        texts.append(text)
+    return texts
+
+
+def _response_ids(content: Any) -> list[str] | None:
+    """The ids of a content made of responses with ids alone (``{"functionResponse":
+    {"id": …}}`` objects with no other key), or None: a recorded tool response, never
+    ignored (``_content_string`` summarises each part), whose ``gemini_content.plain``
+    parts are those responses."""
+    if not isinstance(content, list) or not content:
+        return None
+    ids: list[str] = []
+    for item in content:
+        response = item.get("functionResponse") if isinstance(item, dict) and len(item) == 1 else None
+        call_id = response.get("id") if isinstance(response, dict) else None
+        if not isinstance(call_id, str):
+            return None
+        ids.append(call_id)
+    return ids
+
+
+def _own_responses(items: list[Any], call_id: str) -> list[str] | None:
+    """What ``gemini_content.plain`` makes of a call's ``result`` parts, as
+    ``_plain_model`` reads it: the call's id once per response that answers it (an
+    id-less response, or one with its id), or None when a part is not a response (what
+    is stored beside one included).  Items that are no part (not an object, ``{}``) are
+    skipped, as ``plain`` skips them."""
+    own: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            if not item:
+                continue
+            response = item.get("functionResponse")
+            if isinstance(item.get("functionCall"), dict) or not isinstance(response, dict):
+                return None
+            answered = response.get("id")
+            if answered == call_id or not isinstance(answered, str):
+                own.append(call_id)
+        elif isinstance(item, str):
+            return None
+    return own
 
 
 def _prompt_log(value: Any, path: str) -> bool:
