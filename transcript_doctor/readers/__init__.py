@@ -203,7 +203,10 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
     if jsonl:
         data = source.data
         find = data.find
-        for module, lead, markers, others in _DECIDERS:
+        # A file that starts with no lead is asked only of the deciders without one (listed
+        # last): one test of every lead at once, not one per decider.
+        deciders = _DECIDERS if data.startswith(_LEADS) else _DECIDERS[_UNLED:]
+        for module, lead, markers, others in deciders:
             if lead and not data.startswith(lead):
                 continue
             for marker in markers:  # a loop, not any(): a generator per file costs more
@@ -221,12 +224,10 @@ def detect(source: Source, every: bool = False) -> tuple[Reader, Detection] | No
         item = value[0] if isinstance(value, list) and value else value
         keys = item.keys() if isinstance(item, dict) else None
         first = keys or ()
+    # No record to tell by: only NEVER rules a reader out.
+    claimants = (_JSONL_ALL if jsonl else _JSON_ALL) if keys is None else _claimants(jsonl, keys)
     best = None
-    for module, wanted, unless in _JSONL if jsonl else _JSON:  # Registered.may_claim, inlined
-        if keys is not None and (
-            (wanted is not None and wanted.isdisjoint(keys)) or (unless and not unless.isdisjoint(keys))
-        ):
-            continue
+    for module in claimants:
         reader = _loaded(module)
         asks = reader.first_keys
         if asks is not None and asks.isdisjoint(first):
@@ -267,6 +268,29 @@ _Entries = tuple[tuple[str, Keys, frozenset[str], int, bool], ...]
 # Per container, the registry entries that may claim some file of it, in registry order.
 _JSONL = tuple((e.module, e.jsonl, e.unless) for e in _MODULES if e.jsonl != NEVER)
 _JSON = tuple((e.module, e.json, e.unless) for e in _MODULES if e.json != NEVER)
+_JSONL_ALL = tuple(module for module, _, _ in _JSONL)
+_JSON_ALL = tuple(module for module, _, _ in _JSON)
+_CLAIMANTS: dict[tuple[bool, frozenset[str]], tuple[str, ...]] = {}
+_CLAIMANTS_KEPT = 1024  # key sets remembered (a tree's files show a few per layout)
+
+
+def _claimants(jsonl: bool, keys: Collection[str]) -> tuple[str, ...]:
+    """The modules whose registry entry lets them claim a file that shows ``keys``
+    (``Registered.may_claim``), in registry order; remembered per key set: the files of one
+    layout show the same few, and each would otherwise be tested against every entry."""
+    memo = (jsonl, frozenset(keys))
+    found = _CLAIMANTS.get(memo)
+    if found is None:
+        if len(_CLAIMANTS) >= _CLAIMANTS_KEPT:
+            _CLAIMANTS.clear()
+        found = _CLAIMANTS[memo] = tuple(
+            module
+            for module, wanted, unless in (_JSONL if jsonl else _JSON)
+            if not ((wanted is not None and wanted.isdisjoint(keys)) or not unless.isdisjoint(keys))
+        )
+    return found
+
+
 _JSONL_ENTRIES = tuple(e for e in _MODULES if e.jsonl != NEVER)
 # The JSONL readers with ``markers``: each with its ``lead`` and every other JSONL reader
 # (its module, keys, bound, and whether it is listed before the decider).  Those with a
@@ -292,6 +316,8 @@ _DECIDERS = tuple(
         key=lambda decider: not decider[1],
     )
 )
+_LEADS = tuple(lead for _, leads, _, _ in _DECIDERS for lead in leads)  # every decider's
+_UNLED = next((at for at, decider in enumerate(_DECIDERS) if not decider[1]), len(_DECIDERS))
 MARKED = 1 << 13  # how far into a file a marker is looked for (a session states it at once)
 
 
