@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -169,4 +170,41 @@ def test_the_chain_is_the_trees_in_every_session_the_shortcut_takes(
         asked.clear()
         chains = _chains(variant, monkeypatch)
         if asked and len(chains) == 2:
+            assert chains[0] == chains[1]
+
+
+def _rewinds_of(data: bytes) -> list[bytes]:
+    """The session with a rewind made of each of its first prompts after the first: the
+    prompt names the parent of a prompt before it (the previous one, and the first), as
+    Claude Code writes a prompt edited with Esc-Esc."""
+    try:
+        records = [json.loads(line) for line in data.splitlines()]
+    except ValueError:
+        return []
+    prompts = [
+        i
+        for i, r in enumerate(records)
+        if isinstance(r, dict)
+        and r.get("type") == "user"
+        and isinstance((r.get("message") or {}).get("content"), str)
+    ]
+    found: list[bytes] = []
+    for before, at in itertools.islice(pairwise(prompts), 12):
+        for earlier in {prompts[0], before}:
+            changed = [dict(r) if isinstance(r, dict) else r for r in records]
+            changed[at]["parentUuid"] = records[earlier].get("parentUuid")
+            found.append("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in changed).encode())
+    return found
+
+
+@pytest.mark.parametrize("path", CLAUDE + CLAUDE_SHARED, ids=lambda p: p.name)
+def test_rewinds_made_in_every_session_prove_as_their_tree_does(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every fixture and corpus session with a prompt rewound: the shapes real sessions
+    hold (progress lines, sidechains, parallel results, API errors) around a rewind."""
+    for variant in _rewinds_of(path.read_bytes()):
+        assert _proof(variant, True) == _proof(variant, False)
+        chains = _chains(variant, monkeypatch)
+        if len(chains) == 2:
             assert chains[0] == chains[1]
