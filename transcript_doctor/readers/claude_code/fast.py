@@ -34,8 +34,10 @@ lines carry ``harness`` into the model, as the full read's do.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Collection, Iterator
 from itertools import pairwise
+from operator import attrgetter
 from typing import Annotated, Any
 
 import msgspec
@@ -46,6 +48,7 @@ from transcript_doctor.readers.claude_code.chain import (
     CHAIN_KINDS,
     TURN_KINDS,
     Entry,
+    _latest,
     newest_leaf,
     resolve,
     timestamp_key,
@@ -142,6 +145,7 @@ UNSEEN = PROBED | frozenset(
     {"uuid", "id", "ts", "payload", "parentId", "role", "messages", "protocol_version"}
 )  # ``metadata_lines``: none holds them
 _ENTRY_KINDS = frozenset({"user", "assistant"})
+_UUID = attrgetter("uuid")
 _DECIDED_LINES = 4 * HEAD_RECORDS  # the longest session ``candidates`` decides
 
 
@@ -308,7 +312,12 @@ def prove_records(
 
     A response's parallel tool calls whose results each hang off the call's own line
     (2.1.x) branch that chain; such a session is still its own chain in file order when
-    ``_parallel`` says so (the tree would recover every line the walk leaves, in place)."""
+    ``_parallel`` says so (the tree would recover every line the walk leaves, in place).
+
+    A user's rewind (a chain line naming an earlier line than the one before it) makes
+    the chain lines runs, each from a rewind to the next: when every rewind names a line
+    read before it, ``_rewound`` derives the chain from the runs (a session with both
+    rewinds and parallel results is the tree's)."""
     if records is None:
         return False
     known: set[str] = set()
@@ -320,6 +329,7 @@ def prove_records(
     through: dict[str | None, str | None] = {}  # progress uuid -> what its children are bridged to
     copies: dict[str, list[int]] = {}  # uuid -> the lines that write its chain line again
     blocks: dict[int, tuple[list[int], list[int]]] = {}  # parallel results (``_answers``)
+    rewinds: list[int] = []  # positions in ``at`` of lines linking back past the line before
     add, keep = known.add, at.append
     for index, record in enumerate(records):
         if record.snipMetadata is not None:
@@ -358,25 +368,164 @@ def prove_records(
                 previous = uuid
             else:
                 # (no progress uuid is None: a parent of None is looked up as itself)
-                if through.get(parent, parent) != previous:
-                    # A parallel call's result, hanging off its call's line, or the tree's.
-                    linear = kind == "user" and _answers(records, at, through, blocks)
+                link = through.get(parent, parent)
+                if link != previous:
+                    if not rewinds and kind == "user" and _answers(records, at, through, blocks):
+                        pass  # a parallel call's result, hanging off its call's line
+                    elif link is None or (link and link in known):
+                        rewinds.append(len(at) - 1)  # a link back past the line before
+                    else:
+                        linear = False  # a link forwards (or to nowhere): the tree decides
                 previous = uuid
         elif kind == "progress":
             bridged = True
         add(uuid)
-    if linear and shortcut:
-        last = len(at)
-        while last and records[at[last - 1]].type not in TURN_KINDS:
-            last -= 1  # system and progress lines after the last turn: the leaf is above them
-        line = at[:last]
-        if bridged:
-            line = [i for i in line if records[i].type != "progress"]  # bridged: not on the chain
-        if not blocks or _parallel(records, at, line, blocks):
+    if linear and shortcut and not (blocks and rewinds):
+        line: list[int] | None
+        if rewinds:
+            line = _rewound(records, at, rewinds, through)
+        else:
+            last = len(at)
+            while last and records[at[last - 1]].type not in TURN_KINDS:
+                last -= 1  # system and progress lines after the last turn: the leaf is above them
+            line = at[:last]
+            if bridged:
+                line = [i for i in line if records[i].type != "progress"]  # bridged: not on the chain
+            if blocks and not _parallel(records, at, line, blocks):
+                line = None
+        if line is not None:
             if screen.clean(_turns(line, records, copies)):
                 return True
             return Doubt(records, at, copies, chain_at=line)
     return _prove_tree(records, at, known, bridged, screen, copies)
+
+
+def _rewound(
+    records: list[_Record], at: list[int], rewinds: list[int], through: dict[str | None, str | None]
+) -> list[int] | None:
+    """The chain (record indexes) of a session whose chain lines each name the line before
+    as parent but at ``rewinds`` (positions in ``at``), whose lines name an earlier line or
+    none (progress lines bridged), as ``newest_leaf`` and ``walk`` derive it; None when
+    the tree decides.
+
+    A user rewinds (Esc-Esc, a prompt edited): the new prompt names an earlier line than
+    the one before it, and the lines in between end a branch.  The chain lines form runs,
+    each from a rewind (or the file's start) to the next, each line naming the one before
+    it in the run; each rewind names a line read before it, or none.  So a run's last line
+    is a leaf unless a rewind names it, every other line has a child, and the walk back
+    from a leaf takes its run up to it, then the run of the line its run's first line
+    names, up to that line, and so on.  The leaf is chosen among them as ``newest_leaf``
+    chooses (``chain._latest`` itself), and the tree decides when ``walk`` would recover
+    a line off that chain (``_recovered``) or a rewind names a line of no chain kind."""
+    positions = dict(zip(map(_UUID, map(records.__getitem__, at)), range(len(at)), strict=True))
+    starts = [0, *rewinds]  # each run's first position
+    targets: list[int | None] = [None]  # the position each run's first line names (None: a root)
+    for start in rewinds:
+        parent = records[at[start]].parentUuid
+        link = through.get(parent, parent)
+        if link is None:
+            targets.append(None)
+            continue
+        target = positions.get(link)
+        if target is None:
+            return None  # a line of no chain kind: the tree decides
+        targets.append(target)
+    named = set(targets)
+    ends: list[int] = []  # the runs' last lines that no rewind names: the leaves
+    stop = len(at)
+    for start in reversed(starts):
+        end = stop - 1
+        while records[at[end]].type == "progress":
+            end -= 1  # bridged: no leaf (each run's first line is no progress line)
+        if end not in named:
+            ends.append(end)
+        stop = start
+    ends.reverse()
+    above = (_turn_above(records, at, starts, targets, end) for end in ends)
+    turns = [p for p in dict.fromkeys(above) if p is not None]
+    main = [p for p in turns if records[at[p]].isSidechain is not True]
+    leaf = _latest(list(_entries(records, [at[p] for p in main or turns]).values()))
+    if leaf is None:
+        return []
+    reached: dict[int, int] = {}  # run -> its last position on the chain
+    position: int | None = positions[leaf.uuid]
+    while position is not None:
+        run = bisect_right(starts, position) - 1
+        reached[run] = position
+        position = targets[run]
+    chain: list[int] = []
+    for run in sorted(reached):
+        chain += at[starts[run] : reached[run] + 1]
+    if through:
+        chain = [i for i in chain if records[i].type != "progress"]  # bridged: not on the chain
+    if len(chain) < len(positions) - len(through) and _recovered(
+        records, at, starts, targets, reached, chain
+    ):
+        return None
+    return chain
+
+
+def _up(
+    records: list[_Record], at: list[int], starts: list[int], targets: list[int | None], position: int
+) -> int | None:
+    """The position of the line ``_rewound``'s line at ``position`` names (bridged), if any."""
+    run = bisect_right(starts, position) - 1
+    if position == starts[run]:
+        return targets[run]
+    position -= 1
+    while position >= starts[run]:  # the line before in the run (no progress line)
+        if records[at[position]].type != "progress":
+            return position
+        position -= 1
+    return None  # the file's first chain line, after progress lines
+
+
+def _turn_above(
+    records: list[_Record], at: list[int], starts: list[int], targets: list[int | None], position: int
+) -> int | None:
+    """``chain._turn_above`` of ``_rewound``'s leaf at ``position``: the leaf itself
+    unless a system line, whose turn above is the one it hangs off (through others)."""
+    current: int | None = position
+    while current is not None and records[at[current]].type not in TURN_KINDS:
+        current = _up(records, at, starts, targets, current)
+    return current
+
+
+def _recovered(
+    records: list[_Record],
+    at: list[int],
+    starts: list[int],
+    targets: list[int | None],
+    reached: dict[int, int],
+    chain: list[int],
+) -> bool:
+    """Whether ``walk`` would splice a line off ``_rewound``'s chain into it
+    (``chain._recover_parallel``): an assistant line of a ``message.id`` on the chain,
+    or a line of tool results hanging off an assistant line of one."""
+    wanted: set[str | None] = set()  # the message.ids that would bring a line off the chain
+    stop = len(at)
+    for run in range(len(starts) - 1, -1, -1):
+        for position in range(reached.get(run, starts[run] - 1) + 1, stop):  # off the chain
+            record = records[at[position]]
+            if record.type == "assistant":
+                wanted.add(_msg_id(record))
+            elif record.type == "user" and _has_result(record):
+                hung = _up(records, at, starts, targets, position)
+                if hung is not None and records[at[hung]].type == "assistant":
+                    wanted.add(_msg_id(records[at[hung]]))
+        stop = starts[run]
+    wanted.discard(None)
+    if wanted:
+        for record in map(records.__getitem__, chain):
+            if record.type == "assistant" and _msg_id(record) in wanted:
+                return True
+    return False
+
+
+def _msg_id(record: _Record) -> str | None:
+    """``Entry.msg_id`` of an assistant line (``_entries``)."""
+    message = record.message
+    return (message.id or None) if message is not None else None
 
 
 def _answers(
