@@ -213,18 +213,24 @@ def test_the_chain_is_the_trees_in_every_session_the_shortcut_takes(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every fixture and corpus session, and every damage of it, with parallel results."""
+    taken_chains_are_the_trees(path, "_parallel", monkeypatch)
+
+
+def taken_chains_are_the_trees(path: Path, step: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a session and every damage of it whose proof asks ``fast.<step>`` (a shortcut's
+    own check), the chain the proof hands the screen is the tree's."""
     from test_fast_path import _content_damage, _variants
 
     data = path.read_bytes()
     variants = [data] if len(data) > 40_000 else [data, *_variants(data), *_content_damage(data)]
     asked: list[bool] = []
-    parallel = fast._parallel
+    real = getattr(fast, step)
 
-    def spy(*args: Any) -> bool:
+    def spy(*args: Any) -> Any:
         asked.append(True)
-        return parallel(*args)
+        return real(*args)
 
-    monkeypatch.setattr(fast, "_parallel", spy)
+    monkeypatch.setattr(fast, step, spy)
     for variant in variants:
         asked.clear()
         chains = _chains(variant, monkeypatch)

@@ -20,11 +20,10 @@ from typing import Any
 import pytest
 from claude_sessions import assistant, call, entry, result, text, user
 from support import FIXTURES
-from test_claude_fast_parallel import _chains, _shortcut
+from test_claude_fast_parallel import _chains, _shortcut, taken_chains_are_the_trees
 from test_fast_path import CLAUDE, CLAUDE_SHARED, _content_damage, _options, _proof, _variants
 
 from transcript_doctor import engine
-from transcript_doctor.readers.claude_code import fast
 from transcript_doctor.reporters import record
 
 TIMES = ("rising", "falling", "equal", "leaf unparseable", "others unparseable", "all unparseable")
@@ -156,21 +155,7 @@ def test_the_chain_is_the_trees_in_every_session_the_shortcut_takes(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every fixture and corpus session, and every damage of it, that rewinds."""
-    data = path.read_bytes()
-    variants = [data] if len(data) > 40_000 else [data, *_variants(data), *_content_damage(data)]
-    asked: list[bool] = []
-    rewound = fast._rewound
-
-    def spy(*args: Any) -> Any:
-        asked.append(True)
-        return rewound(*args)
-
-    monkeypatch.setattr(fast, "_rewound", spy)
-    for variant in variants:
-        asked.clear()
-        chains = _chains(variant, monkeypatch)
-        if asked and len(chains) == 2:
-            assert chains[0] == chains[1]
+    taken_chains_are_the_trees(path, "_rewound", monkeypatch)
 
 
 def _rewinds_of(data: bytes) -> list[bytes]:

@@ -272,23 +272,32 @@ _JSONL_ALL = tuple(module for module, _, _ in _JSONL)
 _JSON_ALL = tuple(module for module, _, _ in _JSON)
 _CLAIMANTS: dict[tuple[bool, frozenset[str]], tuple[str, ...]] = {}
 _CLAIMANTS_KEPT = 1024  # key sets remembered (a tree's files show a few per layout)
+_FEW_KEYS = 64  # larger key sets (a document's own keys) are not remembered: memory
 
 
 def _claimants(jsonl: bool, keys: Collection[str]) -> tuple[str, ...]:
     """The modules whose registry entry lets them claim a file that shows ``keys``
     (``Registered.may_claim``), in registry order; remembered per key set: the files of one
     layout show the same few, and each would otherwise be tested against every entry."""
+    if len(keys) > _FEW_KEYS:
+        return _may_claim(_JSONL if jsonl else _JSON, keys)
     memo = (jsonl, frozenset(keys))
     found = _CLAIMANTS.get(memo)
     if found is None:
         if len(_CLAIMANTS) >= _CLAIMANTS_KEPT:
             _CLAIMANTS.clear()
-        found = _CLAIMANTS[memo] = tuple(
-            module
-            for module, wanted, unless in (_JSONL if jsonl else _JSON)
-            if not ((wanted is not None and wanted.isdisjoint(keys)) or not unless.isdisjoint(keys))
-        )
+        found = _CLAIMANTS[memo] = _may_claim(_JSONL if jsonl else _JSON, keys)
     return found
+
+
+def _may_claim(
+    entries: tuple[tuple[str, Keys, frozenset[str]], ...], keys: Collection[str]
+) -> tuple[str, ...]:
+    return tuple(
+        module
+        for module, wanted, unless in entries
+        if not ((wanted is not None and wanted.isdisjoint(keys)) or not unless.isdisjoint(keys))
+    )
 
 
 _JSONL_ENTRIES = tuple(e for e in _MODULES if e.jsonl != NEVER)

@@ -221,7 +221,7 @@ def newest_leaf(entries: dict[str, Entry]) -> Entry | None:
         if leaf is not None:
             leaves.setdefault(leaf.uuid, leaf)
     main = [leaf for leaf in leaves.values() if not leaf.sidechain]
-    return _latest(main or list(leaves.values()))
+    return latest(main or list(leaves.values()))
 
 
 def _turn_above(start: Entry, entries: dict[str, Entry], memo: dict[str, Entry | None]) -> Entry | None:
@@ -246,7 +246,7 @@ def _turn_above(start: Entry, entries: dict[str, Entry], memo: dict[str, Entry |
     return found
 
 
-def _latest(leaves: list[Entry]) -> Entry | None:
+def latest(leaves: list[Entry]) -> Entry | None:
     """``findLatestMessage``: the first leaf with the greatest timestamp, in load order."""
     if len(leaves) == 1:
         return leaves[0]  # whatever its timestamp says (a session has one leaf most often)

@@ -48,7 +48,7 @@ from transcript_doctor.readers.claude_code.chain import (
     CHAIN_KINDS,
     TURN_KINDS,
     Entry,
-    _latest,
+    latest,
     newest_leaf,
     resolve,
     timestamp_key,
@@ -415,7 +415,7 @@ def _rewound(
     is a leaf unless a rewind names it, every other line has a child, and the walk back
     from a leaf takes its run up to it, then the run of the line its run's first line
     names, up to that line, and so on.  The leaf is chosen among them as ``newest_leaf``
-    chooses (``chain._latest`` itself), and the tree decides when ``walk`` would recover
+    chooses (``chain.latest`` itself), and the tree decides when ``walk`` would recover
     a line off that chain (``_recovered``) or a rewind names a line of no chain kind."""
     positions = dict(zip(map(_UUID, map(records.__getitem__, at)), range(len(at)), strict=True))
     starts = [0, *rewinds]  # each run's first position
@@ -444,7 +444,7 @@ def _rewound(
     above = (_turn_above(records, at, starts, targets, end) for end in ends)
     turns = [p for p in dict.fromkeys(above) if p is not None]
     main = [p for p in turns if records[at[p]].isSidechain is not True]
-    leaf = _latest(list(_entries(records, [at[p] for p in main or turns]).values()))
+    leaf = latest(list(_entries(records, [at[p] for p in main or turns]).values()))
     if leaf is None:
         return []
     reached: dict[int, int] = {}  # run -> its last position on the chain
