@@ -27,7 +27,6 @@ place names it: the chain stays whole (a link that was already broken stays as i
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -58,6 +57,8 @@ _CHAINS: WeakKeyDictionary[Lines, Chain] = WeakKeyDictionary()
 
 def derived_id(follows: str, call_id: str) -> str:
     """A UUID v4-shaped event id that depends only on the line it follows and the call."""
+    import hashlib  # OpenSSL's start-up only when an id is made: lint loads this module too
+
     digest = hashlib.sha256(
         f"transcript-doctor\0{follows}\0{call_id}".encode("utf-8", "surrogatepass")
     ).digest()

@@ -24,7 +24,6 @@ and a repaired file, and its snapshot, is the same on every run.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -198,6 +197,8 @@ def _remove_stored_result(edit: Edit, message: Message, part: Part, gone: set[Pa
 
 def _new_id(message_id: str, call_id: str) -> str:
     """A UUID v4 from a hash of the calling message and the call: stable across runs."""
+    import hashlib  # OpenSSL's start-up only when an id is made: lint loads this module too
+
     digest = hashlib.sha256(f"{message_id}\0{call_id}".encode("utf-8", "surrogatepass")).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
 

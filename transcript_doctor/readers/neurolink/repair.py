@@ -14,7 +14,6 @@ helpers work on any layout the reader was given and never see half-edited text.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from typing import Any
 
@@ -212,6 +211,8 @@ def synthetic_result(edit: Edit, call: Part, neighbour: Origin) -> dict[str, Any
 
 
 def _derived_id(row_id: object, call_id: str | None) -> str:
+    import hashlib  # OpenSSL's start-up only when an id is made: lint loads this module too
+
     seed = f"{row_id if isinstance(row_id, str) else ''}\n{call_id or ''}".encode("utf-8", "surrogatepass")
     return str(uuid.UUID(bytes=hashlib.sha256(seed).digest()[:16], version=4))
 

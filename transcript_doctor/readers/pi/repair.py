@@ -19,7 +19,6 @@ the same bytes; one already in the file is skipped.
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from typing import Any
 
@@ -223,6 +222,8 @@ class Plan(LinkPlan[int, EntryRef]):
 
     def new_id(self, follows: str, call_id: str) -> str:
         """8 hex digits from the entry followed and the call answered, not already taken."""
+        import hashlib  # OpenSSL's start-up only when an id is made: lint loads this module too
+
         for attempt in range(1000):
             seed = f"transcript-doctor\0{follows}\0{call_id}\0{attempt}"
             new = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:8]

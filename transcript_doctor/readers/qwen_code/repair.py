@@ -28,7 +28,6 @@ snapshot) is the same on every run.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import uuid as uuidlib
 from collections.abc import Callable
@@ -177,6 +176,8 @@ class _Plan:
 
     def new_uuid(self, seed: str) -> str:
         """A UUID v4 from a hash of ``seed``: stable across runs, unused in the file."""
+        import hashlib  # OpenSSL's start-up only when an id is made: lint loads this module too
+
         for attempt in itertools.count():
             digest = hashlib.sha256(f"{seed}\0{attempt}".encode("utf-8", "surrogatepass")).digest()
             value = str(uuidlib.UUID(bytes=digest[:16], version=4))
