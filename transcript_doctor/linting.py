@@ -287,19 +287,38 @@ def check(
 def _read(path: str) -> bytes:
     """A file's bytes, through the descriptor: ``open`` builds a file object and a buffer
     for one read, a third of a small file's cost of reading (a Path per file costs as
-    much again).  A file read short, or one that grows while it is read, is read to its end."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    much again).  A file that fits in ``_SMALL`` is read with no ``fstat`` (its result
+    object costs more than a read): the read that returns nothing tells its end, as it
+    does for a pipe.  A larger file is read again from its start in one read of the size
+    ``fstat`` gives (no chunks joined: a copy would double the peak memory), and to its
+    end if it grows while it is read."""
+    fd = os.open(path, _READ_FLAGS)
     try:
-        size = os.fstat(fd).st_size
-        data = os.read(fd, size + 1)
-        if len(data) == size:
-            return data  # its end, where fstat said
+        data = os.read(fd, _SMALL)
+        if len(data) == _SMALL and _rewound(fd):
+            size = os.fstat(fd).st_size
+            data = os.read(fd, size + 1)
+            if len(data) == size:
+                return data  # its end, where fstat said
         chunks = [data]
-        while chunk := os.read(fd, 1 << 20):
+        while chunk := os.read(fd, _SMALL):
             chunks.append(chunk)
-        return b"".join(chunks)
+        return data if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+_SMALL = 1 << 16  # most transcripts' size, at most: read whole in one call
+
+
+def _rewound(fd: int) -> bool:
+    """Back at the start of a file that can seek (not of a pipe, read as it comes)."""
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        return False
+    return True
 
 
 def check_data(path: str, data: bytes, options: Options, fingerprints: bool = False) -> FileReport:
