@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 import orjson
 from support import FIXTURES, lint_bytes
+
+from transcript_doctor import engine
 
 
 def test_a_lint_frees_what_it_read_before_the_collector_is_back() -> None:
@@ -32,6 +35,21 @@ def test_a_lint_frees_what_it_read_before_the_collector_is_back() -> None:
     assert gc.isenabled()
     assert [f.finding.rule.code for f in report.findings] == ["TD102"]
     assert passes == []
+
+
+def test_modules_a_lint_imports_are_frozen_with_those_of_start_up() -> None:
+    """Readers, rules and repairs are imported by the first file that needs them: frozen
+    then, the collections of the rest of the run do not walk their objects (twice: they
+    would reach the oldest generation last)."""
+    data = (FIXTURES / "openai-chat" / "clean-fine-tuning.jsonl").read_bytes()
+    gc.unfreeze()
+    engine._IMPORTED[0] = 0  # as if the file imported modules
+    lint_bytes("chat.jsonl", data)
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    assert engine._IMPORTED[0] == len(sys.modules)
+    lint_bytes("chat.jsonl", data)  # nothing imported: nothing more frozen
+    assert gc.get_freeze_count() <= frozen
 
 
 def test_only_parse_errors_are_reported_of_a_file_whose_conversations_are_proven_clean() -> None:
