@@ -246,3 +246,38 @@ def test_the_tree_is_derived_as_before(path: Path, monkeypatch: pytest.MonkeyPat
         derived = derive(records, at, known, bridged)
         made = None if derived is None else ([e.index for e in derived[0]], derived[1] and derived[1].index)
         assert made == _tree_as_before(records, at, known, bridged)
+
+
+# Texts of the shape of Claude Code's own stamps (24 characters, ending in Z) that datetime
+# may read otherwise than the pattern does: each must be read as before.
+CANONICAL_SHAPED = [
+    "2025-12-10x19:37:37.157Z",  # another separator: datetime takes any
+    "2025-12-10 19:37:37.157Z",
+    "2025-12-10T19:37:37,157Z",
+    "2025-12-10T19:37:37.15 Z",
+    "2025-12-10T19:37:37.157z",
+    "2025-02-30T19:37:37.157Z",  # out of range for datetime, counted on by timegm
+    "2025-12-10T24:00:00.000Z",
+    "2025-12-10T23:59:60.000Z",
+    "2025-12-10T23:60:00.000Z",
+    "2025-12-32T00:00:00.000Z",
+    "2025-13-10T00:00:00.000Z",
+    "0000-12-10T00:00:00.000Z",
+    "+025-12-10T19:37:37.157Z",
+    "2025-1-10T19:37:37.1577Z",
+    "20251210T193737.1570000Z",
+    "2025-12-10T19:37:37+0100",
+    "2025-W50-3T19:37:37.157Z",
+    "\u0662\u0660\u0662\u0665-12-10T19:37:37.157Z",
+    "1970-01-01T00:00:00.000Z",
+    "1969-12-31T23:59:59.999Z",
+    "9999-12-31T23:59:59.999Z",
+    "0001-01-01T00:00:00.001Z",
+]
+
+
+def test_stamps_of_claude_codes_own_shape_are_read_as_before() -> None:
+    for value in CANONICAL_SHAPED:
+        assert len(value) == 24
+        assert chain.timestamp_key(value) == _timestamp_key_as_before(value), value
+    assert chain.timestamp_key("2025-12-10T19:37:37.157Z") == 1765395457.157

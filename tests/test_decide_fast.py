@@ -407,3 +407,38 @@ def test_pi_sessions_are_decided_from_their_records(monkeypatch: pytest.MonkeyPa
                 decided.append(path)
     assert len(decided) > len(PI) * 0.8
     assert all(_settled("pi", p.read_bytes()) == expected[p] for p in decided)
+
+
+# -- Claude Code: what a decision says of the head ----------------------------------------
+
+
+def _claude_variants() -> list[bytes]:
+    from test_registry import CLAUDE, _decisive, _metadata_variants
+
+    found = list(_metadata_variants())
+    for path in CLAUDE:
+        data = path.read_bytes()
+        found += [data, *_decisive(data)] if len(data) < 40_000 else [data]
+    return found
+
+
+def test_a_claude_code_decision_names_keys_of_one_head_record() -> None:
+    """A decision's keys (one value for every file) are held by one record of the head,
+    that makes the claim: an entry with ``userType`` for a DEFINITIVE claim, a metadata
+    line for a file of them; and no head record holds a key the decision says is absent."""
+    from transcript_doctor.readers.claude_code.reader import READER, _entry_like, _metadata_line
+
+    decided = 0
+    for data in _claude_variants():
+        found = READER.decide(sniff("s.jsonl", data))
+        if found is None:
+            continue
+        decided += 1
+        head = sniff("s.jsonl", data).head()
+        assert found.detection == READER.detect(sniff("s.jsonl", data))
+        claiming = _entry_like if found.detection.score == readers.DEFINITIVE else _metadata_line
+        assert any(found.keys <= record.keys() and claiming(record) for record in head), data[:300]
+        assert all(found.absent.isdisjoint(record) for record in head)
+        if found.detection.score == readers.DEFINITIVE:
+            assert "userType" in found.keys
+    assert decided > 100

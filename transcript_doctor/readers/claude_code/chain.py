@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from typing import Final
 
 from transcript_doctor.model import Part
@@ -106,8 +106,26 @@ class Segment(Value):
 def timestamp_key(value: str) -> float | None:
     """Seconds since the epoch like ``Date.parse``; None where it would give NaN.
 
-    ``calendar.timegm`` inline (only the year and month are checked, as there): a session
-    with parallel calls has a leaf per call, and each leaf's time is asked."""
+    A session with parallel calls has a leaf per call, and each leaf's time is asked.
+    Claude Code's own stamps (``toISOString``: UTC, milliseconds) are read by datetime, in
+    C, when the text is exactly that moment's own (datetime writes it back the same: no
+    other separator, no field out of its range); any other text as ``_parsed`` reads it."""
+    if len(value) == 24 and value[23] == "Z":
+        text = value[:23]
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            return _parsed(value)
+        if moment.isoformat(timespec="milliseconds") == text:
+            days = moment.toordinal() - _EPOCH_DAY
+            seconds = ((days * 24 + moment.hour) * 60 + moment.minute) * 60 + moment.second
+            return seconds + moment.microsecond / 1_000_000  # as ``_parsed`` adds the fraction
+    return _parsed(value)
+
+
+def _parsed(value: str) -> float | None:
+    """``timestamp_key`` of any text: ``calendar.timegm`` inline (only the year and month
+    are checked, as there)."""
     found = _ISO.match(value)
     if found is None:
         return None

@@ -128,7 +128,7 @@ class ClaudeCodeReader(Reader):
                 except orjson.JSONDecodeError:
                     continue  # not in the head: a number beyond a double (orjson refuses it)
                 if _entry_like(record) and "userType" in record:
-                    return Decided(self.claim(REASON, DEFINITIVE), record.keys(), fast.PROBED)
+                    return Decided(_ENTRY_CLAIM, ENTRY_KEYS, fast.PROBED)
             metadata = fast.metadata_lines(source, METADATA_KEYS.keys())
         # No entry at all: a file of metadata lines (summaries, snapshots) is the reader's,
         # by a line that is one, when no other reader is shown the file (``fast.UNSEEN``).
@@ -138,7 +138,7 @@ class ClaudeCodeReader(Reader):
             except orjson.JSONDecodeError:
                 continue
             if _metadata_line(record):
-                return Decided(self.claim(METADATA_REASON, SPECIFIC), record.keys(), fast.UNSEEN)
+                return Decided(_METADATA_CLAIM, _TYPED, fast.UNSEEN)
         return None
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
@@ -559,3 +559,10 @@ def _copies(entry: Entry) -> list[Message]:
 
 
 READER = ClaudeCodeReader()
+# A decision's claims, the same value for every file, and keys the line that decides
+# holds: an entry's (``_entry_like``, and ``userType``, by which the registry rules Qwen
+# Code out); a metadata line's type (the registry asks no key of it: ``fast.UNSEEN``).
+_ENTRY_CLAIM = READER.claim(REASON, DEFINITIVE)
+_METADATA_CLAIM = READER.claim(METADATA_REASON, SPECIFIC)
+ENTRY_KEYS = frozenset({"type", "uuid", "parentUuid", "sessionId", "message", "userType"})
+_TYPED = frozenset({"type"})
