@@ -33,6 +33,7 @@ from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
 ROLES = frozenset({"user", "assistant"})
+TEXT_KEYS = frozenset({"role", "content"})  # a message of these keys holds no vendor bookkeeping
 ANTHROPIC_ONLY_BLOCKS = frozenset(
     {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use"}
 )
@@ -79,6 +80,12 @@ def _shape(items: list[Any]) -> tuple[bool, bool] | None:
     vendor = anthropic = False
     messages = False  # an item that is not a Roo reasoning item
     for item in items:
+        if item.__class__ is dict and item.keys() <= TEXT_KEYS and item.get("content").__class__ is not list:
+            # The usual message (role and text): no bookkeeping, no block, only its role to ask.
+            if item.get("role") not in ROLES:
+                return None
+            messages = True
+            continue
         if not isinstance(item, dict):
             return None
         if item.get("type") == "reasoning" and "role" not in item:
@@ -116,7 +123,10 @@ def _has_system(record: Any) -> bool:
 def _top_level_system(source: Source, per_line: bool) -> bool:
     if source.container is Container.JSON:
         return _has_system(source.value)
-    return per_line and any(_has_system(r) for r in source.head())
+    if not per_line:
+        return False
+    # Every record of the head holds a ``messages`` list (``sample`` found one on each).
+    return any("system" in record for record in source.head())
 
 
 def _companion(source: Source) -> str | None:

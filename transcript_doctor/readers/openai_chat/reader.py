@@ -35,6 +35,10 @@ ANTHROPIC_ONLY_BLOCKS = frozenset(
 )
 MEDIA_PARTS = frozenset({"image_url", "input_audio", "file"})
 KEYS = ("messages",)
+# What a Cline / Roo Code message carries (``_anthropic_only``), and what only a message
+# of this API does besides its role and content (``_openai_only``).
+VENDOR_KEYS = frozenset({"ts", "modelInfo", "metrics"})
+CALL_KEYS = frozenset({"tool_calls", "tool_call_id"})
 IDENTITY_KEYS = frozenset({"id", "timestamp", "ts", "created_at", "created"})
 # Messages with only these keys are read as at most one text part plus tool calls or a
 # tool result; `name` (a participant's name) and `weight` (fine-tuning) change nothing.
@@ -64,11 +68,11 @@ def _api_messages(items: list[Any]) -> bool | None:
                 role.__class__ is str
                 and role in ROLES
                 and (content is None or content.__class__ is str)
-                and "ts" not in item
-                and "modelInfo" not in item
-                and "metrics" not in item
+                and VENDOR_KEYS.isdisjoint(item)
             ):
-                openai = openai or _openai_only(item)
+                # ``_openai_only`` of such a message (its content is no list of parts)
+                if not openai:
+                    openai = role in OPENAI_ONLY_ROLES or content is None or not CALL_KEYS.isdisjoint(item)
                 continue
         # a list (its blocks are asked), no content, or another value
         if not _is_message(item) or _anthropic_only(item):
