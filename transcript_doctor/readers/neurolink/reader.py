@@ -84,9 +84,23 @@ def _detect_object(value: dict[str, Any]) -> tuple[str, int] | None:
 
 
 def _detect_list(value: list[Any]) -> tuple[str, int] | None:
-    if not value or not all(_is_chat_message(i) for i in value):
+    """Every item a ChatMessage (``_is_chat_message``), and one a tool row or each one
+    stamped (``_stamped``): one loop, asked of every item of a JSON array."""
+    if not value:
         return None
-    if any(i["role"] in TOOL_ROLES for i in value) or all(_stamped(i) for i in value):
+    tools = False
+    stamped = True
+    for item in value:
+        if not isinstance(item, dict):
+            return None
+        role = item.get("role")
+        if role not in ROLES or not isinstance(item.get("content"), str):
+            return None
+        if not tools:
+            tools = role in TOOL_ROLES
+            if not tools and stamped:
+                stamped = _stamped(item)
+    if tools or stamped:
         return "NeuroLink ChatMessage list", SPECIFIC
     return None  # plain role/content rows: indistinguishable from openai-chat
 
