@@ -335,3 +335,56 @@ def test_id_less_rows_of_one_jsonl_line_pair_by_their_position() -> None:
         ("TD301", 1, "/messages/1"),
         ("TD303", 1, "/messages/4"),
     ]
+
+
+# -- the screen's positional pairing ------------------------------------------------------
+
+# Rows of every kind ``_turns`` tells apart: prompts and replies, a tool-only marker,
+# id-less calls and results of two tools and of none, rows with ids, and rows it skips.
+_KINDS: list[object] = [
+    _row("user", "Go", 1),
+    _row("assistant", "Done", 2),
+    _row("assistant", "", 3, tool="a"),
+    _row("tool_call", "", 4, tool="a"),
+    _row("tool_call", "", 5, tool="b"),
+    _row("tool_call", "", 6),
+    _row("tool_call", "", 7, tool="a", toolCallId="c1"),
+    _row("tool_result", "ok", 8, tool="a"),
+    _row("tool_result", "ok", 9, tool="b"),
+    _row("tool_result", "ok", 10),
+    _row("tool_result", "ok", 11, tool="a", toolCallId="c1"),
+    _row("tool_result", "ok", 12, tool="", toolCallId=""),
+    _row("system", "Be brief", 13),
+    _row("developer", "x", 14),
+    7,
+]
+
+
+def _both_ways(items: list[object], document: object = None) -> None:
+    from transcript_doctor.readers.neurolink.reader import _turns
+
+    assert list(_turns(items, document)) == list(_turns(items, document, positional=False))
+
+
+def test_positional_pairing_turns_every_short_list_as_the_pairing_does() -> None:
+    from itertools import product
+
+    for length in range(1, 5):
+        for items in product(_KINDS, repeat=length):
+            _both_ways(list(items))
+
+
+def test_positional_pairing_turns_long_lists_as_the_pairing_does() -> None:
+    import random
+
+    chance = random.Random(19)
+    for _ in range(4000):
+        _both_ways([chance.choice(_KINDS) for _ in range(chance.randint(5, 16))])
+
+
+@pytest.mark.parametrize("path", sorted(DIR.glob("*.json")), ids=lambda p: p.name)
+def test_positional_pairing_turns_every_fixture_as_the_pairing_does(path: Path) -> None:
+    value = json.loads(path.read_text())
+    items = value.get("messages") if isinstance(value, dict) else value
+    assert isinstance(items, list)
+    _both_ways(items, value)

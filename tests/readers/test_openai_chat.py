@@ -153,3 +153,59 @@ def test_conversation_lines_answers_as_sample_does() -> None:
             assert conversation_lines(source, keys) is sample(source, keys)[1], path
             asked += conversation_lines(source, keys)
     assert asked > 5
+
+
+# -- the screen of fine-tuning lines of prompts and replies --------------------------------
+
+_REPLY_TEXTS = [
+    "Paris.",
+    "Hello! \n",
+    "Hello! ",
+    "  ",
+    "",
+    " (request timeout) ",
+    "[The previous response was interrupted before it completed.]",
+    "Sure. [The previous response was interrupted before it completed.]",
+    "Let me look\n\n[Response interrupted by API Error]",
+    "It said (request timeout), then recovered.",
+    "No response requested.",
+]
+_LINE_MESSAGES: list[dict[str, object]] = [
+    {"role": "user", "content": "Hi"},
+    {"role": "system", "content": "Be brief."},
+    {"role": "developer", "content": [{"type": "text", "text": "Be brief."}]},
+    {"role": "user", "content": "Hi", "name": "ann"},
+    {"role": "assistant", "content": "Paris.", "weight": 0},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    *({"role": "assistant", "content": text} for text in _REPLY_TEXTS),
+]
+
+
+def test_fine_tuning_lines_the_line_screen_proves_clean_have_no_finding() -> None:
+    """Every line of up to three messages (prompts, replies of every catalog case, calls):
+    lint finds the same with and without the screen, and nothing on a line the line screen
+    proves clean (``reader._line_cut``)."""
+    import json
+    from itertools import product
+
+    from support import _catalog, lint_bytes
+
+    from transcript_doctor import engine
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.checks import Selection
+    from transcript_doctor.readers.openai_chat.reader import _line_cut
+
+    lines = [list(messages) for length in range(1, 4) for messages in product(_LINE_MESSAGES, repeat=length)]
+    data = "".join(json.dumps({"messages": messages}) + "\n" for messages in lines).encode()
+    assert lint_bytes("train.jsonl", data).reader == "openai-chat"
+    found = []
+    for screen in (True, False):
+        options = engine.Options(Selection.build(("ALL",)), _catalog(), screen=screen)
+        report = engine.lint_bytes("train.jsonl", data, options)
+        found.append([(f.finding.rule.code, f.origin.line, f.origin.pointer) for f in report.findings])
+    assert found[0] == found[1]
+    flagged = {line for _, line, _ in found[1]}
+    cut = _line_cut(Screen(_catalog()))
+    proven = {number for number, messages in enumerate(lines, 1) if cut(messages) is None}
+    assert proven and flagged and not proven & flagged

@@ -130,16 +130,16 @@ def sample(source: Source, keys: Sequence[str]) -> tuple[list[Any], bool]:
         return kept[1], kept[2]
     head = source.head()
     # Asked of every JSONL file by several readers: stop at the first line that holds no list.
-    lists: list[list[Any]] = []
     answer: tuple[list[Any], bool] = (head, False)
-    for record in head:
-        messages = _nested(record, keys) if isinstance(record, dict) else None
-        if messages is None:
-            break
-        lists.append(messages)
-    else:
-        if head:
-            answer = ([m for messages in lists for m in messages], True)
+    if head:
+        gathered: list[Any] = []
+        for record in head:  # objects only (``Source.head``)
+            messages = _nested(record, keys)
+            if messages is None:
+                break
+            gathered += messages
+        else:
+            answer = (gathered, True)
     source.typed[_SAMPLED] = (keys, *answer)
     return answer
 
@@ -161,6 +161,10 @@ def conversation_lines(source: Source, keys: Sequence[str]) -> bool:
 
 
 def _nested(record: dict[str, Any], keys: Sequence[str]) -> list[Any] | None:
+    """``document_list`` of a record, without its pointer (the usual one key: one look-up)."""
+    if len(keys) == 1:
+        items = record.get(keys[0])
+        return items if isinstance(items, list) else None
     found = document_list(record, keys)
     return found[0] if found else None
 

@@ -33,6 +33,7 @@ from transcript_doctor.source import Container, Source
 
 KEYS = ("messages",)
 ROLES = frozenset({"user", "assistant"})
+TEXT_KEYS = frozenset({"role", "content"})  # a message of these keys holds no vendor bookkeeping
 ANTHROPIC_ONLY_BLOCKS = frozenset(
     {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use"}
 )
@@ -45,6 +46,7 @@ CLINE_KEYS = frozenset({"modelInfo", "metrics"})
 ROO_KEYS = frozenset(
     {"isSummary", "condenseId", "condenseParent", "truncationId", "truncationParent", "isTruncationMarker"}
 )
+BOOKKEEPING_KEYS = CLINE_KEYS | ROO_KEYS
 UI_MESSAGE_TYPES = frozenset({"say", "ask"})
 TASK_METADATA_KEYS = frozenset({"files_in_context", "model_usage", "environment_history"})
 
@@ -79,17 +81,26 @@ def _shape(items: list[Any]) -> tuple[bool, bool] | None:
     vendor = anthropic = False
     messages = False  # an item that is not a Roo reasoning item
     for item in items:
+        if item.__class__ is dict and item.keys() <= TEXT_KEYS and item.get("content").__class__ is not list:
+            # The usual message (role and text): no bookkeeping, no block, only its role to ask.
+            if item.get("role") not in ROLES:
+                return None
+            messages = True
+            continue
         if not isinstance(item, dict):
             return None
-        if item.get("type") == "reasoning" and "role" not in item:
-            # a Roo Code reasoning item kept in the list: not a MessageParam, not replayed
-            vendor = True
-            continue
-        if item.get("role") not in ROLES or not OPENAI_KEYS.isdisjoint(item):
+        if "role" not in item:
+            if item.get("type") == "reasoning":
+                # a Roo Code reasoning item kept in the list: not a MessageParam, not replayed
+                vendor = True
+                continue
+            return None
+        if item["role"] not in ROLES or not OPENAI_KEYS.isdisjoint(item):
             return None
         messages = True
-        if not vendor:
-            vendor = _int(item.get("ts")) or not CLINE_KEYS.isdisjoint(item) or not ROO_KEYS.isdisjoint(item)
+        if vendor:
+            continue  # settled: only the roles are left to ask
+        vendor = ("ts" in item and _int(item["ts"])) or not BOOKKEEPING_KEYS.isdisjoint(item)
         if not (anthropic or vendor):
             anthropic = _anthropic_only(item)
     return (vendor, anthropic) if messages else None
@@ -116,7 +127,10 @@ def _has_system(record: Any) -> bool:
 def _top_level_system(source: Source, per_line: bool) -> bool:
     if source.container is Container.JSON:
         return _has_system(source.value)
-    return per_line and any(_has_system(r) for r in source.head())
+    if not per_line:
+        return False
+    # Every record of the head holds a ``messages`` list (``sample`` found one on each).
+    return any("system" in record for record in source.head())
 
 
 def _companion(source: Source) -> str | None:
@@ -278,8 +292,14 @@ def _user_turns(content: Any, index: int, calls: tuple[Hashable, ...]) -> list[T
         return [(OTHER, None, (index,))]
     if not isinstance(content, list):
         return None
-    answers = list(calls) if calls and not any(_result_block(b) for b in content) else []
-    answers.reverse()  # popped from the end: the first call first
+    answers: list[Hashable] = []
+    if calls:
+        for block in content:  # a loop, not any(): asked of every user message
+            if _result_block(block):
+                break
+        else:
+            answers = list(calls)
+            answers.reverse()  # popped from the end: the first call first
     turns: list[Turn] = []
     prompt = not content
     for block in content:

@@ -282,7 +282,7 @@ def _checkpoint_index(base: str) -> int | None:
 
 def _line_at(line: Line, base: str) -> Locate:
     def at(*tokens: str | int) -> Origin:
-        pointer = base + "".join(f"/{t}" for t in tokens)  # fixed keys and indices: no escaping
+        pointer = _pointer(base, tokens)
         return Origin(line.number, line.index, pointer or None)
 
     return at
@@ -290,9 +290,15 @@ def _line_at(line: Line, base: str) -> Locate:
 
 def _document_at(index: int, base: str) -> Locate:
     def at(*tokens: str | int) -> Origin:
-        return Origin(0, index, base + "".join(f"/{t}" for t in tokens))
+        return Origin(0, index, _pointer(base, tokens))
 
     return at
+
+
+def _pointer(base: str, tokens: tuple[str | int, ...]) -> str:
+    """``base`` and each token after a slash: fixed keys and indices, nothing to escape
+    (one join in C: asked for every part of every record read)."""
+    return "/".join((base, *map(str, tokens))) if tokens else base
 
 
 class _Replay:

@@ -46,6 +46,7 @@ ROLES = frozenset({"user", "assistant", "system", "tool_call", "tool_result"})
 TOOL_ROLES = frozenset({"tool_call", "tool_result"})
 # What ``deserializeConversation`` (src/lib/utils/redis.ts) requires besides ``messages``.
 ENVELOPE = ("title", "sessionId", "userId", "createdAt", "updatedAt")
+ENVELOPE_SET = frozenset(ENVELOPE)
 ENVELOPE_KEYS = frozenset({"id", *ENVELOPE})
 TOOL_EVENTS = frozenset({"tool:start", "tool:end"})
 
@@ -64,18 +65,18 @@ def _any_foreign(items: list[Any]) -> bool:
     content (a loop, not a call per row: asked of every row of a conversation object)."""
     for item in items:
         if isinstance(item, dict):
-            role = item.get("role")
-            if (isinstance(role, str) and role not in ROLES) or isinstance(item.get("content"), list):
+            role = item.get("role")  # (a loader makes no subclass of str or list)
+            if (role.__class__ is str and role not in ROLES) or item.get("content").__class__ is list:
                 return True
     return False
 
 
 def _detect_object(value: dict[str, Any]) -> tuple[str, int] | None:
     items = value.get("messages")
-    if not isinstance(items, list) or sum(k in value for k in ENVELOPE_KEYS) < 2:
+    if not isinstance(items, list) or len(ENVELOPE_KEYS.intersection(value)) < 2:
         return None
     reason = "NeuroLink conversation object"
-    if all(k in value for k in ENVELOPE) and not _any_foreign(items):
+    if value.keys() >= ENVELOPE_SET and not _any_foreign(items):
         return reason, DEFINITIVE  # the Redis value's own envelope; damaged rows are read leniently
     if items and all(_is_chat_message(i) for i in items):
         return reason, SPECIFIC
@@ -83,9 +84,23 @@ def _detect_object(value: dict[str, Any]) -> tuple[str, int] | None:
 
 
 def _detect_list(value: list[Any]) -> tuple[str, int] | None:
-    if not value or not all(_is_chat_message(i) for i in value):
+    """Every item a ChatMessage (``_is_chat_message``), and one a tool row or each one
+    stamped (``_stamped``): one loop, asked of every item of a JSON array."""
+    if not value:
         return None
-    if any(i["role"] in TOOL_ROLES for i in value) or all(_stamped(i) for i in value):
+    tools = False
+    stamped = True
+    for item in value:
+        if not isinstance(item, dict):
+            return None
+        role = item.get("role")
+        if role not in ROLES or not isinstance(item.get("content"), str):
+            return None
+        if not tools:
+            tools = role in TOOL_ROLES
+            if not tools and stamped:
+                stamped = _stamped(item)
+    if tools or stamped:
         return "NeuroLink ChatMessage list", SPECIFIC
     return None  # plain role/content rows: indistinguishable from openai-chat
 
@@ -136,19 +151,86 @@ def _is_error(item: dict[str, Any]) -> bool:
     return isinstance(result, dict) and (result.get("success") is False or bool(result.get("error")))
 
 
-def _turns(items: list[Any], document: Any) -> Iterator[Turn | None]:
+def _positional(items: list[Any], start: int) -> tuple[int, int] | None:
+    """The id-less batch of calls at ``start`` and the run of results right after it, when
+    each result names the tool of the call in its place and a message (or the list's end)
+    follows the run: how many calls, and the index after the run; else None.
+
+    A pairing with no call open pairs such a segment position by position (each result
+    takes the first open call of its name in the batch: the one in its place), and the
+    message after it ends the stretch (``AdjacencyPairing.boundary``), leaving no call open
+    and nothing answered: what a new pairing holds."""
+    end = len(items)
+    # Stricter than ``_call_id`` and ``_name``, never looser: no ``toolCallId`` key at all,
+    # and the same ``tool`` value (the same name) in each place.
+    tools: list[Any] = []
+    index = start
+    while index < end:
+        item = items[index]
+        if item.__class__ is not dict or item.get("role") != "tool_call":
+            break
+        if "toolCallId" in item:
+            return None
+        tools.append(item.get("tool"))
+        index += 1
+    after = index + len(tools)
+    if after > end:
+        return None
+    for tool in tools:
+        item = items[index]
+        if (
+            item.__class__ is not dict
+            or item.get("role") != "tool_result"
+            or "toolCallId" in item
+            or item.get("tool") != tool
+        ):
+            return None
+        index += 1
+    if after < end:
+        item = items[after]
+        if not (
+            item.__class__ is dict
+            and item.get("role") in ("user", "assistant", "system")
+            and isinstance(item.get("content"), str)
+        ):
+            return None
+    return len(tools), after
+
+
+def _turns(items: list[Any], document: Any, positional: bool = True) -> Iterator[Turn | None]:
     """The replayed rows as the screen's turns, grouped and paired the way ``_Builder``
-    groups and pairs them (with the same pairing, so id-less rows get the same keys)."""
-    pairing = AdjacencyPairing()
+    groups and pairs them (with the same pairing, so id-less rows get the same keys).
+
+    Until the pairing is needed, each id-less batch that ``_positional`` pairs by place
+    is paired so without it (``positional``; tests/readers/test_neurolink.py compares both
+    ways): the usual stored turn, whose pairing objects cost more than the rest."""
+    pairing: AdjacencyPairing | None = None  # made at the first row the short way leaves
     batch: list[str] = []  # the calls of the batch being read: one assistant turn
     prompt: object = None  # the previous message's TD403 key, if it was a user prompt
+    skip = 0  # rows before this index were turned already (a positional segment)
     for index in range(_replay_start(document, items), len(items)):
+        if index < skip:
+            continue
         item = items[index]
         if not isinstance(item, dict):
             continue
         role, content = item.get("role"), item.get("content")
         if role == "tool_call":
-            batch.append(_call_id(item) or pairing.call(index, _name(item)).call_id)
+            call_id = _call_id(item)
+            if call_id is None:
+                if pairing is None:
+                    segment = _positional(items, index) if positional and not batch else None
+                    if segment is not None:
+                        count, skip = segment
+                        calls = tuple(f"adjacency@{at}" for at in range(index, index + count))
+                        yield ASSISTANT, None, calls
+                        for call in calls:
+                            yield RESULT, None, (call,)
+                        prompt = None
+                        continue
+                    pairing = AdjacencyPairing()
+                call_id = pairing.call(index, _name(item)).call_id
+            batch.append(call_id)
             continue
         text = content if isinstance(content, str) else None
         if role != "tool_result" and (text is None or role not in ("user", "assistant", "system")):
@@ -157,10 +239,16 @@ def _turns(items: list[Any], document: Any) -> Iterator[Turn | None]:
             yield ASSISTANT, None, tuple(batch)
             batch, prompt = [], None
         if role == "tool_result":
-            yield RESULT, None, (_call_id(item) or pairing.result(index, _name(item))[0],)
+            call_id = _call_id(item)
+            if call_id is None:
+                if pairing is None:
+                    pairing = AdjacencyPairing()
+                call_id = pairing.result(index, _name(item))[0]
+            yield RESULT, None, (call_id,)
             prompt = None
             continue
-        pairing.boundary()
+        if pairing is not None:
+            pairing.boundary()
         if role == "user":
             key = (text, item.get("id"), item.get("timestamp"))
             identified = key[1] is not None or key[2] is not None

@@ -7,13 +7,15 @@ has (tool roles, ``tool_calls``, ``image_url`` parts…) or nothing only Anthrop
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from transcript_doctor.analysis.screen import OTHER, RESULT, Screen, Turn
 from transcript_doctor.model import Conversation, Message, Part, PartKind, Role
 from transcript_doctor.readers.base import FALLBACK, SHAPE, Detection, Reader
 from transcript_doctor.readers.listing import (
+    WHOLE,
+    Cut,
     Element,
     Listing,
     built,
@@ -29,12 +31,17 @@ from transcript_doctor.source import Source, fingerprint
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 OPENAI_ONLY_ROLES = frozenset({"system", "developer", "tool", "function"})
+PROMPT_ROLES = frozenset({"user", "system", "developer"})  # read as prompts: no rule reads them
 OPENAI_ONLY_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
 ANTHROPIC_ONLY_BLOCKS = frozenset(
     {"tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use"}
 )
 MEDIA_PARTS = frozenset({"image_url", "input_audio", "file"})
 KEYS = ("messages",)
+# What a Cline / Roo Code message carries (``_anthropic_only``), and what only a message
+# of this API does besides its role and content (``_openai_only``).
+VENDOR_KEYS = frozenset({"ts", "modelInfo", "metrics"})
+CALL_KEYS = frozenset({"tool_calls", "tool_call_id"})
 IDENTITY_KEYS = frozenset({"id", "timestamp", "ts", "created_at", "created"})
 # Messages with only these keys are read as at most one text part plus tool calls or a
 # tool result; `name` (a participant's name) and `weight` (fine-tuning) change nothing.
@@ -64,11 +71,11 @@ def _api_messages(items: list[Any]) -> bool | None:
                 role.__class__ is str
                 and role in ROLES
                 and (content is None or content.__class__ is str)
-                and "ts" not in item
-                and "modelInfo" not in item
-                and "metrics" not in item
+                and VENDOR_KEYS.isdisjoint(item)
             ):
-                openai = openai or _openai_only(item)
+                # ``_openai_only`` of such a message (its content is no list of parts)
+                if not openai:
+                    openai = role in OPENAI_ONLY_ROLES or content is None or not CALL_KEYS.isdisjoint(item)
                 continue
         # a list (its blocks are asked), no content, or another value
         if not _is_message(item) or _anthropic_only(item):
@@ -130,7 +137,9 @@ class OpenAIChatReader(Reader):
 
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         per_line = conversation_lines(source, KEYS)
-        cut = None if screen is None else (lambda items: screened(screen, _plain_turns(items)))
+        cut: Cut | None = None
+        if screen is not None:
+            cut = _line_cut(screen) if per_line else (lambda items: screened(screen, _plain_turns(items)))
         proof = None
         if screen is not None and per_line and provable(source):
             from transcript_doctor.readers.openai_chat import fast  # msgspec: loaded on first use
@@ -216,6 +225,35 @@ class OpenAIChatReader(Reader):
             name=name if isinstance(name, str) else None,
             paired_by="adjacency",
         )
+
+
+def _line_cut(screen: Screen) -> Cut:
+    """The screen's cut of a fine-tuning line's conversation: one of prompts and string
+    replies is asked of its replies alone (``Screen.doubted_replies``), as ``fast.proof``
+    asks such a line, and built whole when doubted; any other through ``_plain_turns``."""
+
+    def cut(items: list[Any]) -> tuple[int, frozenset[Hashable]] | None:
+        texts: list[str] = []
+        final = False  # whether the last message is a reply
+        plain = PLAIN_KEYS.issuperset
+        for item in items:
+            if item.__class__ is not dict or not plain(item):
+                break
+            role = item.get("role")
+            content = item.get("content")
+            if role == "assistant" and item.get("tool_calls") is None and content.__class__ is str:
+                texts.append(content)
+                final = True
+            elif role.__class__ is str and role in PROMPT_ROLES:
+                final = False  # text, media or parts: no rule reads them
+            else:
+                break
+        else:
+            doubted = screen.doubted_replies(texts, {len(texts) - 1} if final else set())
+            return WHOLE if doubted else None
+        return screened(screen, _plain_turns(items))
+
+    return cut
 
 
 def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
