@@ -559,3 +559,52 @@ def test_forced_reader_on_a_foreign_file_does_not_crash() -> None:
         '{"id":"x","timestamp":"t"}\n{"type":"message","role":"assistant","content":[]}\n',
         reader="codex",
     ) == [("TD103", 2, None)]
+
+
+def test_the_proof_reads_a_replacement_history_as_its_lines() -> None:
+    """The typed proof decodes a replacement history's contents with the list
+    (``fast._Item``): a context message there (``history._is_context``), a prompt, a reply
+    and a call regroup as the same items written as lines do, and a context opener is told
+    by ``fast._opens_context`` exactly as by ``history._is_context``."""
+    from transcript_doctor.readers.codex import fast, history
+
+    contents: list[Any] = [
+        [{"type": "input_text", "text": "  <environment_context>\n<cwd>/w</cwd>"}],
+        [{"type": "input_text", "text": "# AGENTS.md instructions for /w\n\nbe brief"}],
+        [{"type": "input_text", "text": "hi"}, {"type": "input_text", "text": "<USER_INSTRUCTIONS>x"}],
+        [{"type": "input_text", "text": "fix the <div> please"}],
+        [{"type": "input_image", "image_url": "data:"}],
+        "<environment_context>",
+        None,
+        [],
+    ]
+    for content in contents:
+        decoded = fast._CONTENT.decode(json.dumps(content).encode())  # ``_Item.content``'s type
+        assert fast._opens_context(decoded) == history._is_context(content), content
+    items = [
+        {"type": "message", "role": "user", "content": contents[0]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "on it"}]},
+        {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        {"type": "message", "role": "user", "content": contents[1]},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]},
+    ]
+    replayed = fast._HISTORY.decode(json.dumps(items).encode())
+    payloads = [fast._DECODER.decode(line("response_item", item).encode()).payload for item in items]
+    written = [payload for payload in payloads if payload is not None]
+    assert len(written) == len(items)
+    from_history = fast._regrouped([(item, None) for item in replayed])
+    from_lines = fast._regrouped([(item, index) for index, item in enumerate(written)])
+    assert [kind for kind, _, _ in from_history] == [kind for kind, _, _ in from_lines]
+    assert [m[1:] for m in from_history if m[0] in (fast._TURN, fast._OUTPUTS)] == [
+        m[1:] for m in from_lines if m[0] in (fast._TURN, fast._OUTPUTS)
+    ]
+    assert [kind for kind, _, _ in from_history] == [
+        fast._CONTEXT,
+        fast._PROMPT,
+        fast._TURN,
+        fast._OUTPUTS,
+        fast._CONTEXT,
+        fast._TURN,
+    ]

@@ -537,3 +537,41 @@ def test_wrapped_lines_decode_as_each_line_alone(pieces: list[bytes]) -> None:
     wrapped = fast._lines(data)
     if wrapped is not None and len(wrapped) == segments:
         assert decoded(data, fast._DECODER) == wrapped
+
+
+def test_two_user_lines_in_a_row_are_proven_unless_their_ids_may_be_one() -> None:
+    """Two user lines in a row with different ``message_id`` values cannot be TD403 (it
+    compares the whole records): the typed proof takes them as the full read's screen
+    does.  The same id, written alike or escaped, is a doubt for both, and both paths
+    find the repeat."""
+    from transcript_doctor import catalog, engine
+    from transcript_doctor.analysis.screen import Screen
+    from transcript_doctor.checks import Selection
+    from transcript_doctor.readers.mistral_vibe import fast
+    from transcript_doctor.readers.mistral_vibe.reader import _plain_turns
+
+    def lint(text: str, screen: bool) -> list[tuple[str, int]]:
+        options = engine.Options(Selection.build(("ALL",)), catalog.load(), screen=screen)
+        report = engine.lint_bytes(SESSION_PATH, text.encode(), options)
+        return [(f.finding.rule.code, f.origin.line) for f in report.findings]
+
+    def doubted(text: str) -> tuple[bool, bool]:
+        """Whether the typed proof, and the full read's turns, doubt the session."""
+        records = [json.loads(line) for line in text.splitlines()]
+        return fast.prove(text.encode(), Screen(catalog.load())) is not True, None in _plain_turns(records)
+
+    differ = vibe_lines(user("again", "u1"), user("again", "u2"), assistant("ok", "a1"))
+    unnamed = vibe_lines(
+        {"role": "user", "content": "a", "injected": False}, user("b", "u2"), assistant("ok", "a1")
+    )
+    same = vibe_lines(user("again", "u1"), user("again", "u1"), assistant("ok", "a1"))
+    escaped = same.replace(
+        '"message_id": "u1"}\n{"role": "user"', '"message_id": "\\u00751"}\n{"role": "user"', 1
+    )
+    other_escaped = differ.replace('"message_id": "u1"', '"message_id": "\\u00752"', 1)
+    assert escaped != same and other_escaped != differ
+    assert doubted(differ) == doubted(unnamed) == (False, False)
+    assert doubted(same) == doubted(escaped) == (True, True)
+    assert doubted(other_escaped) == (True, True)  # the full read doubts it for the same id
+    for text, expected in ((differ, []), (unnamed, []), (same, [("TD403", 2)]), (escaped, [("TD403", 2)])):
+        assert lint(text, True) == lint(text, False) == expected

@@ -76,12 +76,23 @@ class _Block(msgspec.Struct):
     text: Any = None
 
 
+class _Item(msgspec.Struct):
+    """An item of a replacement history: its content decoded with the list, in one call
+    (no rule compares the bytes of a prompt replayed from a compaction, and a content
+    decoded item by item cost a third of the proof of a compacted rollout)."""
+
+    type: str | None = None
+    role: Any = None
+    content: str | list[_Block] | None = None
+    call_id: Any = None
+
+
 _DECODER = msgspec.json.Decoder(_Line)
 # The keys of the registry entries listed before Codex (Gemini CLI, Qwen Code, Claude
 # Code): ``first_line`` settles detection only when no head record holds one.
 PROBED = frozenset({"uuid", "leafUuid", "snapshot", "operation", "projectHash", "$set", "$rewindTo"})
 _CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
-_HISTORY = msgspec.json.Decoder(list[_Payload])
+_HISTORY = msgspec.json.Decoder(list[_Item])
 _CALLS = frozenset({"function_call", "custom_tool_call"})
 # Items ``History.add`` leaves out (undo snapshots and unknown newer kinds are no messages);
 # every other kind it reads is listed in ``_CALLS``, ``RESULT_ITEMS``, "message", "reasoning".
@@ -193,7 +204,7 @@ def _turns(lines: list[_Line]) -> tuple[int | None, list[Turn | None]]:
         if lines[index].type == "compacted" and lines[index].payload is not None:
             start = compacted = index
             break
-    items: list[tuple[_Payload, int | None]] = []
+    items: list[tuple[_Payload | _Item, int | None]] = []
     first = lines[start]
     if first.type == "compacted" and first.payload is not None:
         replacement = first.payload.replacement_history
@@ -213,12 +224,13 @@ def _turns(lines: list[_Line]) -> tuple[int | None, list[Turn | None]]:
     return compacted, _replayed(_regrouped(items))
 
 
-def _regrouped(items: list[tuple[_Payload, int | None]]) -> list[list[Any]]:
+def _regrouped(items: list[tuple[_Payload | _Item, int | None]]) -> list[list[Any]]:
     """``history.History`` reduced to what the screen reads: the same messages in the same
     order, each a list ``[kind, texts, call ids]`` (a prompt or context: ``[kind, raw
     content, its line index or None]``), from the items and the index of the line each
-    was read from (None: from a replacement history).  One loop, no call per item: the
-    calls per item and per message cost 3% of a small rollout's lint (instructions)."""
+    was read from (None: from a replacement history, an ``_Item`` whose content is
+    decoded already).  One loop, no call per item: the calls per item and per message
+    cost 3% of a small rollout's lint (instructions)."""
     messages: list[list[Any]] = []
     append = messages.append
     run: list[Any] | None = None  # the open model turn
@@ -228,18 +240,21 @@ def _regrouped(items: list[tuple[_Payload, int | None]]) -> list[list[Any]]:
         kind = item.type
         if kind == "message":
             role = item.role
+            content: Any = item.content  # a line's raw bytes, or a replacement's decoded
             if role == "assistant":
-                texts = _reply_texts(_CONTENT.decode(item.content))
+                texts = _reply_texts(_CONTENT.decode(content) if line is not None else content)
                 if not "".join(texts).strip():
                     raise _Unplain  # blank: its own empty turn, or whitespace joined to calls
-            elif role == "user" and not _is_context(item.content):
+            elif role == "user" and not (
+                _is_context(content) if line is not None else _opens_context(content)
+            ):
                 # No rule reads what a prompt or context holds: the screen asks only where
                 # they are.  A prompt line keeps its content's bytes: TD403 compares whole lines.
                 if held:
                     messages += held
                     held = []
                 run = results = None
-                append([_PROMPT, None if line is None else item.content, line])
+                append([_PROMPT, None if line is None else content, line])
                 continue
             else:
                 run = None
@@ -326,10 +341,15 @@ def _is_context(content: msgspec.Raw) -> bool:
     raw = bytes(content)
     if b"<" not in raw and b"#" not in raw and b"\\" not in raw:
         return False
-    blocks = _CONTENT.decode(raw)
-    if not isinstance(blocks, list):
+    return _opens_context(_CONTENT.decode(raw))
+
+
+def _opens_context(content: str | list[_Block] | None) -> bool:
+    """``history._is_context`` on a message's decoded content."""
+    if not isinstance(content, list):
         return False
-    return any(
-        isinstance(block.text, str) and block.text.lstrip()[:40].lower().startswith(CONTEXT_OPENERS)
-        for block in blocks
-    )
+    for block in content:
+        text = block.text
+        if isinstance(text, str) and text.lstrip()[:40].lower().startswith(CONTEXT_OPENERS):
+            return True
+    return False

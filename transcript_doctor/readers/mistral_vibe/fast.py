@@ -168,17 +168,17 @@ def _lines(data: bytes) -> list[_Line] | None:
 
 def _turns(lines: list[_Line]) -> Iterator[Turn | None]:
     """``reader._plain_turns`` on decoded lines (every line's keys are plain already)."""
-    previous_user = False
+    previous: msgspec.Raw | None = None  # the ``message_id`` of the line before, a user's
     for index, line in enumerate(lines):
         role = line.role
         if role == "user":
-            if previous_user or line.content is None:
+            if line.content is None or (previous is not None and _may_share_id(previous, line.message_id)):
                 yield None
                 return
-            previous_user = True
+            previous = line.message_id
             yield OTHER, None, (index,)
             continue
-        previous_user = False
+        previous = None
         if role == "assistant":
             turn = _assistant(line)
             yield turn
@@ -189,6 +189,15 @@ def _turns(lines: list[_Line]) -> Iterator[Turn | None]:
         else:
             yield None
             return
+
+
+def _may_share_id(first: msgspec.Raw, second: msgspec.Raw) -> bool:
+    """``reader._same_id`` on two raw ``message_id`` values (empty: absent): both strings
+    and the same bytes, or either escaped (then equal strings may differ in bytes)."""
+    one, other = bytes(first), bytes(second)
+    if one[:1] != b'"' or other[:1] != b'"':
+        return False  # not both strings: no identity
+    return one == other or one.find(b"\\") >= 0 or other.find(b"\\") >= 0
 
 
 def _assistant(line: _Line) -> Turn | None:

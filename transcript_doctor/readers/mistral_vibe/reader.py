@@ -256,6 +256,13 @@ def _identity(item: dict[str, Any]) -> bytes | None:
     return fingerprint(item)
 
 
+def _same_id(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Whether two user lines hold the same string ``message_id``: only then can their
+    identities (``_identity``, the whole records) be equal."""
+    known = first.get("message_id")
+    return isinstance(known, str) and known == second.get("message_id")
+
+
 def _result(element: Element) -> Part:
     item = element.value
     call_id = item.get("tool_call_id")
@@ -311,23 +318,26 @@ def _content_parts(element: Element) -> list[Part]:
 def _plain_turns(items: list[Any]) -> Iterator[Turn | None]:
     """The turns of a session of text messages and id-paired tool exchanges, one per
     line, read the way ``_conversation`` reads them, up to a line holding anything else
-    (None).  Two user lines in a row are a doubt: their ``message_id`` makes TD403
-    possible, which the screen does not cover."""
+    (None).  Two user lines in a row with the same string ``message_id`` are a doubt:
+    TD403 compares their whole records (``_identity``), which the screen does not cover;
+    with other ids (or none) their records differ and TD403 cannot fire."""
     plain = PLAIN_KEYS.issuperset
-    previous_user = False
+    previous: dict[str, Any] | None = None  # the line before, when it is a user's
     for index, item in enumerate(items):
         if not isinstance(item, dict) or not plain(item):
             yield None
             return
         role = item.get("role")
         if role == "user":
-            if previous_user or not isinstance(item.get("content"), str):
+            if not isinstance(item.get("content"), str) or (
+                previous is not None and _same_id(previous, item)
+            ):
                 yield None
                 return
-            previous_user = True
+            previous = item
             yield OTHER, None, (index,)
             continue
-        previous_user = False
+        previous = None
         if role == "assistant":
             turn = chat_assistant_turn(item)
             yield turn
