@@ -6,6 +6,9 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +26,25 @@ SHIPPED = tuple(f"fixtures/{p.name}" for p in sorted(FIXTURES.iterdir()) if p.is
 # cover the fixtures alone).
 SHARED = ROOT.parent / "shared" / "corpus"
 SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+@contextmanager
+def fed_pipe(path: Path, data: bytes) -> Iterator[Path]:
+    """A named pipe at ``path`` that a thread feeds ``data`` 4 KiB at a time while the block
+    runs, as a script feeds a path: its size says 0 and its bytes come in pieces."""
+    os.mkfifo(path)
+
+    def feed() -> None:
+        with open(path, "wb", buffering=0) as writer:
+            for start in range(0, len(data), 4096):
+                writer.write(data[start : start + 4096])
+
+    feeding = threading.Thread(target=feed)
+    feeding.start()
+    try:
+        yield path
+    finally:
+        feeding.join()
 
 
 def json_files(root: Path) -> list[Path]:

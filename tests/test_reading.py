@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
+from support import fed_pipe
 
 from transcript_doctor import linting
 
@@ -63,18 +63,6 @@ def test_a_large_file_is_read_in_one_read_of_its_size(
 def test_a_pipe_is_read_to_its_end(tmp_path: Path) -> None:
     """A pipe cannot seek and returns what it holds at each read: short reads and a first
     read of a whole chunk are both followed to the writer's end."""
-    path = tmp_path / "pipe.jsonl"
-    os.mkfifo(path)
     data = bytes(i % 251 for i in range(3 * SMALL + 5))
-
-    def write() -> None:
-        with open(path, "wb", buffering=0) as pipe:
-            for start in range(0, len(data), 4096):
-                pipe.write(data[start : start + 4096])
-
-    writer = threading.Thread(target=write)
-    writer.start()
-    try:
-        assert linting._read(str(path)) == data
-    finally:
-        writer.join()
+    with fed_pipe(tmp_path / "pipe.jsonl", data) as pipe:
+        assert linting._read(str(pipe)) == data

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from support import FIXTURES, _catalog, cli, fix, lint_bytes
+from support import FIXTURES, _catalog, cli, fed_pipe, fix, lint_bytes
 
 from transcript_doctor import engine, fixer
 from transcript_doctor.checks import Selection
@@ -550,27 +550,13 @@ def test_a_named_pipe_is_read_to_its_end(tmp_path: Path) -> None:
     """A path whose size says 0 and whose bytes come in pieces (a named pipe a script
     feeds) is read to its end and linted as the file itself: a read of the size the file
     system states would see nothing."""
-    import threading
-
     from transcript_doctor import linting
 
     data = (FIXTURES / "claude-code" / "damaged-unanswered-tool-use.jsonl").read_bytes()
-    assert len(data) > 4096  # more than one write below
-    pipe = tmp_path / "session.jsonl"
-    os.mkfifo(pipe)
+    assert len(data) > 4096  # more than one write
     options = engine.Options(Selection.build(), _catalog())
-
-    def feed() -> None:
-        with open(pipe, "wb", buffering=0) as writer:
-            for start in range(0, len(data), 4096):
-                writer.write(data[start : start + 4096])
-
-    feeding = threading.Thread(target=feed)
-    feeding.start()
-    try:
+    with fed_pipe(tmp_path / "session.jsonl", data) as pipe:
         report = linting.check(str(pipe), options)
-    finally:
-        feeding.join()
     expected = linting.check_data(str(pipe), data, options)
     assert report.findings  # the fixture's damage: a file read short would hide it
     assert [(f.finding.rule.code, f.origin.line) for f in report.findings] == [
