@@ -37,12 +37,14 @@ def report(run: Run, out: TextIO) -> None:
         )
     else:
         console = Console(file=out, highlight=False, color_system=None)
+    # One print per file, of its lines joined: each print asks the console its size and
+    # whether it is a terminal (the environment, every time), which cost more than the
+    # rendering.  The width is read once, as it was for each file.
+    width = console.width
     for path, group in groupby(findings, key=lambda pair: pair[0].path):
         items = list(group)
         reader = items[0][0].reader or "unknown layout"
-        console.print(
-            Text.assemble((printable(path), "bold"), " ", (f"({printable(reader)})", "dim")), soft_wrap=True
-        )
+        lines = [Text.assemble((printable(path), "bold"), " ", (f"({printable(reader)})", "dim"))]
         digits = max(len(str(located.origin.line)) for _, located in items)
         places = [
             f"{located.origin.line:>{digits}}"
@@ -51,12 +53,12 @@ def report(run: Run, out: TextIO) -> None:
         ]
         column = max(map(len, places))
         indent = INDENT + column + GAP + CODE_WIDTH + GAP
-        width = console.width - indent
+        wrap = width - indent
         for place, (_, located) in zip(places, items, strict=True):
             finding = located.finding
             rule = finding.rule
             message = Text.assemble(printable(finding.message), " ", (f"({printable(rule.name)})", "dim"))
-            lines = message.wrap(console, width) if width >= MIN_MESSAGE_WIDTH else [message]
+            wrapped = message.wrap(console, wrap) if wrap >= MIN_MESSAGE_WIDTH else [message]
             head = Text.assemble(
                 " " * INDENT,
                 (place.ljust(column), "dim"),
@@ -65,17 +67,18 @@ def report(run: Run, out: TextIO) -> None:
                 " [*]" if located.fixable else "    ",
                 " " * GAP,
             )
-            for index, line in enumerate(lines):
+            for index, line in enumerate(wrapped):
                 line.rstrip()
-                console.print(head + line if index == 0 else Text(" " * indent) + line, soft_wrap=True)
+                lines.append(head + line if index == 0 else Text(" " * indent) + line)
             note = fix_note(located) if run.show_fixes else None
             if note is not None:  # --show-fixes: under the message, wrapped like it
                 text = Text(printable(note), "dim")
-                for line in text.wrap(console, width) if width >= MIN_MESSAGE_WIDTH else [text]:
-                    console.print(Text(" " * indent) + line, soft_wrap=True)
-        console.print()
+                for line in text.wrap(console, wrap) if wrap >= MIN_MESSAGE_WIDTH else [text]:
+                    lines.append(Text(" " * indent) + line)
+        lines.append(Text())
+        console.print(Text("\n").join(lines), soft_wrap=True)
     if not run.quiet:
         for summary in summary_lines(run):  # wrapped too: the hidden-fixes hint is long
-            for line in Text(summary).wrap(console, console.width):
+            for line in Text(summary).wrap(console, width):
                 line.rstrip()
                 console.print(line, soft_wrap=True)
