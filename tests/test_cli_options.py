@@ -307,6 +307,34 @@ def test_progress_bar_draws_from_the_start(monkeypatch: pytest.MonkeyPatch) -> N
         assert bar._done == 1
 
 
+def test_progress_bar_takes_advances_at_most_every_tick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first file moves the bar at once; the next ones within a tick wait for the
+    next advance after it, or for the end of the run."""
+    import io
+    from types import SimpleNamespace
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    clock = [100.0]
+    monkeypatch.setattr(progress.sys, "stderr", Terminal())
+    monkeypatch.setattr(progress, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    with progress.Bar([10, 20, 30, 40], True, "checking") as bar:
+        assert bar._bar is not None
+        task = bar._bar.tasks[0]
+        bar.advance(10)
+        assert (task.completed, task.description) == (10, "checking 1/4 files")
+        bar.advance(20)
+        assert (task.completed, task.description) == (10, "checking 1/4 files")
+        clock[0] += progress.TICK
+        bar.advance(30)
+        assert (task.completed, task.description) == (60, "checking 3/4 files")
+        bar.advance(40)
+        assert task.completed == 60
+    assert (task.completed, task.description) == (100, "checking 4/4 files")
+
+
 # full output: aligned locations, wrapped messages
 
 
