@@ -9,12 +9,15 @@ default, here each file and each of its damaged variants take the other one too.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from support import FIXTURES, _catalog
 from test_fast_path import GEMINI, _gemini_variants, _options
 
 from transcript_doctor import engine
+from transcript_doctor.model import Conversation
 from transcript_doctor.readers.gemini_cli import fast
 from transcript_doctor.readers.gemini_cli import reader as gemini
 from transcript_doctor.reporters import record
@@ -89,3 +92,47 @@ def test_a_short_stream_is_not_decoded_again(monkeypatch: pytest.MonkeyPatch) ->
             screened = engine.lint_bytes(path.name, data, _options(True))
         assert [record(screened, f) for f in screened.findings] == [record(full, f) for f in full.findings]
     assert counted[True] > 10 and counted[False] > 10
+
+
+def _screened(name: str, data: bytes) -> tuple[list[Conversation], list[Conversation]]:
+    """The conversations the screened read builds, and the full read's."""
+    from transcript_doctor.analysis.screen import Screen
+
+    built = []
+    for screen in (Screen(_catalog()), None):
+        source = sniff(name, data)
+        source.loader = gemini.READER.loader
+        built.append(gemini.READER.read_screened(source, screen))
+    return built[0], built[1]
+
+
+def test_a_doubted_conversation_is_built_from_the_screens_cut() -> None:
+    """A session whose damage comes after a clean exchange is built from the prompt
+    before the damage (the screen's cut: nothing before it can be found), and lints as
+    the full read does; the messages built are the full read's from there on."""
+    path = FIXTURES / "gemini-cli" / "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json"
+    value = json.loads(path.read_bytes())
+    last = value["messages"][-1]
+    assert last["type"] == "gemini"
+    damaged = json.dumps({**value, "messages": [*value["messages"], {**last, "content": " "}]}).encode()
+    stream = (
+        FIXTURES / "gemini-cli" / "gen-unanswered-tool-response__session-2026-11-29T21-42-1ea4ff33.jsonl"
+    ).read_bytes()
+    # A reply to the stream's tool response, a prompt, and an empty model turn (TD103).
+    reply = b'{"id":"m1","timestamp":"2026-11-29T21:43:00.000Z","type":"gemini","content":"It says hi."}'
+    prompt = b'{"id":"p2","timestamp":"2026-11-29T21:50:00.000Z","type":"user","content":[{"text":"more?"}]}'
+    empty = b'{"id":"m2","timestamp":"2026-11-29T21:50:01.000Z","type":"gemini","content":""}'
+    damaged_stream = b"\n".join([stream.rstrip(b"\n"), reply, prompt, empty, b""])
+    for name, data in ((path.name, damaged), ("session.jsonl", damaged_stream)):
+        screened, full = _screened(name, data)
+        assert len(screened) == len(full) == 1
+        cut, whole = screened[0].messages, full[0].messages
+        assert 0 < len(cut) < len(whole)
+        assert [(m.role, m.origin, m.ref) for m in cut] == [
+            (m.role, m.origin, m.ref) for m in whole[-len(cut) :]
+        ]
+        assert cut[0].is_prompt
+        fast, slow = (engine.lint_bytes(name, data, _options(screen)) for screen in (True, False))
+        assert fast.findings and [record(fast, f) for f in fast.findings] == [
+            record(slow, f) for f in slow.findings
+        ]

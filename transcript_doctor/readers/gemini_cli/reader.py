@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn, from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
 from transcript_doctor.plain import Plain
 from transcript_doctor.readers import gemini_content
@@ -506,18 +506,21 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
     return messages
 
 
-def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
-    """The screen's turns of these message records in order, read without building them,
-    or None where only the built conversation tells (``gemini_content.screen_turns`` then
-    judges it).  Exactly ``screen_turns`` of what ``_convert`` and ``_messages`` build
-    (``tests/test_fast_path.py`` compares them on every fixture and corpus file), for
-    the records those plain turns come from: prompts of text and media, model messages
-    rebuilt from ``thoughts``, text ``content`` and ``toolCalls`` with string ids, their
-    results, and recorded responses with ids."""
+def _plain_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn] | None:
+    """The screen's turns of these message records (each with its position, where a
+    build may start) in order, read without building them, or None where only the built
+    conversation tells (``gemini_content.screen_turns`` then judges it).  Exactly
+    ``screen_turns`` of what ``_convert`` and ``_messages`` build (``tests/test_fast_path.py``
+    compares them on every fixture and corpus file), for the records those plain turns
+    come from: prompts of text and media, model messages rebuilt from ``thoughts``, text
+    ``content`` and ``toolCalls`` with string ids, their results, and recorded responses
+    with ids; but a prompt's turn holds its record's position (``screen_turns``' holds
+    nothing), the screen's cut."""
     # Per live message: (None, None, result ids) for a user message (ids None: a prompt),
     # (text, call ids, own results per answered call) for a model message.
     live: list[tuple[Any, Any, Any]] = []
-    for record in records:
+    prompts: dict[int, int] = {}  # a prompt's place in ``live``: its record's position
+    for position, record in records:
         kind = record.get("type")
         if kind == "user":
             content = record.get("content")
@@ -525,6 +528,7 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
             if texts is not None:  # the usual prompt: text alone
                 text = "".join(texts).strip()
                 if text and not text.startswith(IGNORED_PREFIXES):
+                    prompts[len(live)] = position
                     live.append((None, None, None))
                 continue
             ids = _response_ids(content)
@@ -537,6 +541,7 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
             if not parts:
                 return None
             if all(p[0] is PartKind.TEXT or p[0] is PartKind.MEDIA for p in parts):
+                prompts[len(live)] = position
                 live.append((None, None, None))
             elif all(p[0] is PartKind.TOOL_RESULT and p[2] is not None for p in parts):
                 live.append((None, None, [p[2] for p in parts]))
@@ -554,7 +559,7 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
             if user and (prompt or results is None):
                 return None  # TD104, TD403: the built conversation tells
             if results is None:
-                turns.append((OTHER, None, ()))
+                turns.append((OTHER, None, (prompts[index],)))
             else:
                 for i in results:  # appends, not a generator: one per message
                     turns.append((RESULT, None, (i,)))
@@ -770,19 +775,19 @@ class GeminiCliReader(Reader):
             if replayed is not None:
                 replay, survivors = replayed
 
-                def build() -> Conversation:
-                    return self._conversation(_entries(survivors), replay)
+                def build(start: int) -> Conversation:
+                    return self._conversation(_entries(survivors[start:]), replay)
 
                 if source.errors:
-                    return [build()]  # TD001 beside it: read as the full read does
-                turns = _plain_turns(value for value, *_ in survivors)
+                    return [build(0)]  # TD001 beside it: read as the full read does
+                turns = _plain_turns(enumerate(value for value, *_ in survivors))
                 return _screened(screen, turns, build)
         elif not source.errors:
             value = source.value
             messages = value.get("messages") if isinstance(value, dict) else None
             if isinstance(messages, list):
-                turns = _plain_turns(item for item in messages if isinstance(item, dict))
-                return _screened(screen, turns, lambda: self._document(messages))
+                turns = _plain_turns((i, m) for i, m in enumerate(messages) if isinstance(m, dict))
+                return _screened(screen, turns, lambda start: self._document(messages, start))
         conversations = self.read(source)
         if source.errors:
             return conversations  # TD001 beside them: read as the full read does
@@ -841,10 +846,11 @@ class GeminiCliReader(Reader):
         messages = _messages(entries, replay.carrying)
         return Conversation(messages, self.dialect, ref=StreamRef(False, tuple(replay.rewinds)))
 
-    def _document(self, items: list[Any]) -> Conversation:
-        """A legacy document is used as stored: no upserts, the list is the history."""
+    def _document(self, items: list[Any], start: int = 0) -> Conversation:
+        """A legacy document is used as stored: no upserts, the list is the history
+        (from the message at ``start``: a screen's cut)."""
         entries: list[_Entry] = []
-        for index, item in enumerate(items):
+        for index, item in enumerate(items[start:], start):
             if isinstance(item, dict):
                 key = _message_id(item)
                 base = f"/messages/{index}"
@@ -853,13 +859,14 @@ class GeminiCliReader(Reader):
 
 
 def _screened(
-    screen: Screen, turns: list[Turn] | None, build: Callable[[], Conversation]
+    screen: Screen, turns: list[Turn] | None, build: Callable[[int], Conversation]
 ) -> list[Conversation]:
     """The conversation unless the screen proves it clean, from its plain turns when it
-    has them, else from the built conversation."""
+    has them (a doubted one built from the screen's cut: the prompt after which the
+    doubt lies, ``analysis.screen.from_cut``), else from the built conversation."""
     if turns is not None:
-        return [] if screen.clean(turns) else [build()]
-    conversation = build()
+        return [] if screen.clean(turns) else [from_cut(screen, build)]
+    conversation = build(0)
     return [] if screen.clean(gemini_content.screen_turns(conversation)) else [conversation]
 
 
