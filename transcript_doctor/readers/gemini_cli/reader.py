@@ -506,9 +506,10 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
     return messages
 
 
-def _plain_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn] | None:
+def _plain_turns(records: Iterable[tuple[int, Any]]) -> list[Turn] | None:
     """The screen's turns of these message records (each with its position, where a
-    build may start) in order, read without building them, or None where only the built
+    build may start; an item that is no object is no message) in order, read without
+    building them, or None where only the built
     conversation tells (``gemini_content.screen_turns`` then judges it).  Exactly
     ``screen_turns`` of what ``_convert`` and ``_messages`` build (``tests/test_fast_path.py``
     compares them on every fixture and corpus file), for the records those plain turns
@@ -516,11 +517,13 @@ def _plain_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn] | 
     ``content`` and ``toolCalls`` with string ids, their results, and recorded responses
     with ids; but a prompt's turn holds its record's position (``screen_turns``' holds
     nothing), the screen's cut."""
-    # Per live message: (None, None, result ids) for a user message (ids None: a prompt),
-    # (text, call ids, own results per answered call) for a model message.
+    # Per live message: (position, None, result ids) for a user message (ids None: a
+    # prompt, where a build may start), (text, call ids, own results per answered call)
+    # for a model message.
     live: list[tuple[Any, Any, Any]] = []
-    prompts: dict[int, int] = {}  # a prompt's place in ``live``: its record's position
     for position, record in records:
+        if not isinstance(record, dict):
+            continue
         kind = record.get("type")
         if kind == "user":
             content = record.get("content")
@@ -528,12 +531,11 @@ def _plain_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn] | 
             if texts is not None:  # the usual prompt: text alone
                 text = "".join(texts).strip()
                 if text and not text.startswith(IGNORED_PREFIXES):
-                    prompts[len(live)] = position
-                    live.append((None, None, None))
+                    live.append((position, None, None))
                 continue
             ids = _response_ids(content)
             if ids is not None:  # the usual recorded tool response
-                live.append((None, None, ids))
+                live.append((position, None, ids))
                 continue
             if _ignored_user_text(content):
                 continue
@@ -541,10 +543,9 @@ def _plain_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn] | 
             if not parts:
                 return None
             if all(p[0] is PartKind.TEXT or p[0] is PartKind.MEDIA for p in parts):
-                prompts[len(live)] = position
-                live.append((None, None, None))
+                live.append((position, None, None))
             elif all(p[0] is PartKind.TOOL_RESULT and p[2] is not None for p in parts):
-                live.append((None, None, [p[2] for p in parts]))
+                live.append((position, None, [p[2] for p in parts]))
             else:
                 return None
         elif kind == "gemini":
@@ -554,18 +555,18 @@ def _plain_turns(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Turn] | 
             live.append(model)
     turns: list[Turn] = []
     user = prompt = False  # the last message was a user message, a prompt
-    for index, (text, calls, results) in enumerate(live):
-        if calls is None:  # a user message
+    for index, (first, calls, results) in enumerate(live):
+        if calls is None:  # a user message (``first``: its position)
             if user and (prompt or results is None):
                 return None  # TD104, TD403: the built conversation tells
             if results is None:
-                turns.append((OTHER, None, (prompts[index],)))
+                turns.append((OTHER, None, (first,)))
             else:
                 for i in results:  # appends, not a generator: one per message
                     turns.append((RESULT, None, (i,)))
             user, prompt = True, results is None
             continue
-        turns.append((ASSISTANT, text, tuple(calls)))
+        turns.append((ASSISTANT, first, tuple(calls)))  # ``first``: its text
         user = prompt = False
         if results:  # the CLI's `_response` turn, less what recorded responses answer
             recorded: set[str] = set()
@@ -616,12 +617,15 @@ def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tu
             return None  # paired by adjacency: the built conversation tells
         calls.append(call_id)
         result = call.get("result")
-        if not _js_truthy(result):
+        if result.__class__ is list:  # the usual result: its parts
+            own = _own_responses(result, call_id)
+        elif not _js_truthy(result):
             continue
-        if isinstance(result, str):
+        elif isinstance(result, str):
             results.append((call_id, [call_id]))
             continue
-        own = _own_responses(result if isinstance(result, list) else [result], call_id)
+        else:
+            own = _own_responses(result if isinstance(result, list) else [result], call_id)
         if own is None:
             return None
         results.append((call_id, own))
@@ -786,7 +790,7 @@ class GeminiCliReader(Reader):
             value = source.value
             messages = value.get("messages") if isinstance(value, dict) else None
             if isinstance(messages, list):
-                turns = _plain_turns((i, m) for i, m in enumerate(messages) if isinstance(m, dict))
+                turns = _plain_turns(enumerate(messages))
                 return _screened(screen, turns, lambda start: self._document(messages, start))
         conversations = self.read(source)
         if source.errors:
