@@ -155,6 +155,10 @@ class _Converter:
 
     def gemini(self) -> tuple[list[Part], list[tuple[str, list[Part]]]]:
         content = self.record.get("content")
+        if content.__class__ is str:  # the usual model message: its text (none if "")
+            origin = Origin(self.line, self.index, self.base + "/content")
+            text = [Part(PartKind.TEXT, origin, text=content)] if content else []
+            return self.thoughts() + text + self.calls(), self.results()
         stored = _content_parts(content, self.line, self.index, self.base) if _js_truthy(content) else []
         raw = content if isinstance(content, list) else [content]
         if any(
