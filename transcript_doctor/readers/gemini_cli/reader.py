@@ -511,16 +511,15 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
 
 
 def _plain_turns(records: Iterable[tuple[int, Any]]) -> list[Turn] | None:
-    """The screen's turns of these message records (each with its position, where a
-    build may start; an item that is no object is no message) in order, read without
-    building them, or None where only the built
-    conversation tells (``gemini_content.screen_turns`` then judges it).  Exactly
-    ``screen_turns`` of what ``_convert`` and ``_messages`` build (``tests/test_fast_path.py``
-    compares them on every fixture and corpus file), for the records those plain turns
-    come from: prompts of text and media, model messages rebuilt from ``thoughts``, text
-    ``content`` and ``toolCalls`` with string ids, their results, and recorded responses
-    with ids; but a prompt's turn holds its record's position (``screen_turns``' holds
-    nothing), the screen's cut."""
+    """The screen's turns of these message records in order (each record with its
+    position, where a build may start; an item that is no object is no message), read
+    without building them, or None where only the built conversation tells
+    (``gemini_content.screen_turns`` then judges it).  Exactly ``screen_turns`` of what
+    ``_convert`` and ``_messages`` build (``tests/test_fast_path.py`` compares them on
+    every fixture and corpus file), for the records those plain turns come from: prompts
+    of text and media, model messages rebuilt from ``thoughts``, text ``content`` and
+    ``toolCalls`` with string ids, their results, and recorded responses with ids; but a
+    prompt's turn holds its record's position (the screen's cut), ``screen_turns``' none."""
     # Per live message: (position, None, result ids) for a user message (ids None: a
     # prompt, where a build may start), (text, call ids, own results per answered call)
     # for a model message.
@@ -771,8 +770,9 @@ class GeminiCliReader(Reader):
         """Nothing for a conversation the screen proves clean.  The stream is replayed
         from typed records (``fast``; a line that does not decode is read alone, the
         reader's way), or, when detection parsed every line (a short stream), from those
-        records as the full read replays them; the surviving messages are screened from their records
-        (``_plain_turns``) and, where those do not tell, from the built conversation
+        records as the full read replays them; the surviving messages are screened from
+        their records (``_plain_turns``; a doubted conversation is built from the
+        screen's cut) and, where those do not tell, from the built conversation
         (``gemini_content.screen_turns``): the rules cost more than the build, and the
         build more than the plain turns.  A file with a TD001 error is built whole."""
         if screen is None:
