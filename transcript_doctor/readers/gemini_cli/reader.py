@@ -15,13 +15,13 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn
+from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn, from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.plain import Plain, replace
+from transcript_doctor.plain import Plain
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
-from transcript_doctor.source import NODE, Container, Line, Source, fingerprint
+from transcript_doctor.source import HEAD_RECORDS, NODE, Container, Line, Source, fingerprint
 
 if TYPE_CHECKING:
     from transcript_doctor.analysis.screen import Screen
@@ -56,8 +56,9 @@ VERBOSE_PARTS = (
 # The CLI merges consecutive same-role Contents before sending, and a tool-response
 # turn followed by a prompt is fused into one user turn on replay (TD104).
 DIALECT = Dialect(coalesce_roles=True, fuses_tool_response=True, final_text_is_prefill=False)
-
-Locate = Callable[..., Origin]  # tokens below the message object -> Origin
+# A stream of fewer records than detection parses (``source.head``) was parsed whole:
+# replayed from those records, not decoded again (``fast``).
+_SHORT = HEAD_RECORDS
 
 
 class _Entry(Plain):
@@ -123,19 +124,24 @@ def _ignored_user_text(content: Any) -> bool:
     return not text or text.startswith(IGNORED_PREFIXES)
 
 
-def _content_parts(content: Any, at: Locate) -> list[Part]:
+def _content_parts(content: Any, line: int, index: int, base: str) -> list[Part]:
     """Parts of a ``content`` PartListUnion (a string, one Part, or a list)."""
+    pointer = base + "/content"
     if isinstance(content, list):
-        return gemini_content.parts(content, lambda j: at("content", j))
-    return gemini_content.parts(content, lambda _j: at("content"))
+        return gemini_content.parts(content, lambda j: Origin(line, index, f"{pointer}/{j}"))
+    return gemini_content.parts(content, lambda _j: Origin(line, index, pointer))
 
 
 class _Converter:
-    """Turns one message record into an :class:`_Entry`, the way resume reads it."""
+    """Turns one message record into an :class:`_Entry`, the way resume reads it.
 
-    def __init__(self, record: dict[str, Any], at: Locate) -> None:
+    ``line``, ``index`` and ``base`` say where the message object is (``Origin``'s
+    line and record, its pointer): each part's pointer is the base and the part's own
+    tokens, built where the part is (one string per part, no call per token)."""
+
+    def __init__(self, record: dict[str, Any], line: int, index: int, base: str) -> None:
         self.record = record
-        self.at = at
+        self.line, self.index, self.base = line, index, base
         items = record.get("toolCalls")
         self.tool_calls = (
             [(k, c) for k, c in enumerate(items) if isinstance(c, dict)] if isinstance(items, list) else []
@@ -145,11 +151,15 @@ class _Converter:
         content = self.record.get("content")
         if _ignored_user_text(content):
             return "skip", []
-        return "user", _content_parts(content, self.at)
+        return "user", _content_parts(content, self.line, self.index, self.base)
 
     def gemini(self) -> tuple[list[Part], list[tuple[str, list[Part]]]]:
         content = self.record.get("content")
-        stored = _content_parts(content, self.at) if _js_truthy(content) else []
+        if content.__class__ is str:  # the usual model message: its text (none if "")
+            origin = Origin(self.line, self.index, self.base + "/content")
+            text = [Part(PartKind.TEXT, origin, text=content)] if content else []
+            return self.thoughts() + text + self.calls(), self.results()
+        stored = _content_parts(content, self.line, self.index, self.base) if _js_truthy(content) else []
         raw = content if isinstance(content, list) else [content]
         if any(
             isinstance(p, dict) and (_js_truthy(p.get("functionCall")) or _js_truthy(p.get("thought")))
@@ -171,6 +181,7 @@ class _Converter:
         found: list[Part] = []
         if not isinstance(items, list):
             return found
+        line, record, base = self.line, self.index, self.base
         for index, thought in enumerate(items):
             if not isinstance(thought, dict):
                 continue
@@ -178,7 +189,7 @@ class _Converter:
             text = description if isinstance(description, str) else ""
             if isinstance(subject, str) and subject:
                 text = f"**{subject}** {text}"
-            found.append(Part(PartKind.THINKING, self.at("thoughts", index), text=text))
+            found.append(Part(PartKind.THINKING, Origin(line, record, f"{base}/thoughts/{index}"), text=text))
         return found
 
     def _call_id(self, index: int, call: dict[str, Any]) -> tuple[str, str]:
@@ -186,18 +197,18 @@ class _Converter:
         call_id = call.get("id")
         if isinstance(call_id, str):
             return call_id, "id"
-        origin = self.at("toolCalls", index)
-        return f"toolCalls@{origin.record}:{origin.pointer}", "adjacency"
+        return f"toolCalls@{self.index}:{self.base}/toolCalls/{index}", "adjacency"
 
     def calls(self) -> list[Part]:
         found: list[Part] = []
+        line, record, base = self.line, self.index, self.base
         for index, call in self.tool_calls:
             call_id, paired_by = self._call_id(index, call)
             name = call.get("name")
             found.append(
                 Part(
                     PartKind.TOOL_CALL,
-                    self.at("toolCalls", index),
+                    Origin(line, record, f"{base}/toolCalls/{index}"),
                     call_id=call_id,
                     name=name if isinstance(name, str) else None,
                     paired_by=paired_by,
@@ -214,18 +225,20 @@ class _Converter:
             call_id, paired_by = self._call_id(index, call)
             name = call.get("name")
             name = name if isinstance(name, str) else None
+            pointer = f"{self.base}/toolCalls/{index}/result"
             if isinstance(result, str):
-                origin = self.at("toolCalls", index, "result")
+                origin = Origin(self.line, self.index, pointer)
                 parts = [Part(PartKind.TOOL_RESULT, origin, call_id=call_id, name=name)]
             else:
-                parts = gemini_content.parts(result, self._result_at(index, isinstance(result, list)))
+                parts = gemini_content.parts(result, self._result_at(pointer, isinstance(result, list)))
             found.append((call_id, _own_results(parts, call_id, paired_by)))
         return found
 
-    def _result_at(self, index: int, listed: bool) -> gemini_content.At:
+    def _result_at(self, pointer: str, listed: bool) -> gemini_content.At:
+        line, record = self.line, self.index
         if listed:
-            return lambda j: self.at("toolCalls", index, "result", j)
-        return lambda _j: self.at("toolCalls", index, "result")
+            return lambda j: Origin(line, record, f"{pointer}/{j}")
+        return lambda _j: Origin(line, record, pointer)
 
 
 def _own_results(parts: list[Part], call_id: str, paired_by: str) -> list[Part]:
@@ -246,12 +259,13 @@ def _own_results(parts: list[Part], call_id: str, paired_by: str) -> list[Part]:
     return own
 
 
-def _convert(record: dict[str, Any], message_id: str, at: Locate, base: str, dup: bool) -> _Entry:
-    origin = at()
-    index = _checkpoint_index(base)
-    converter = _Converter(record, at)
+def _convert(record: dict[str, Any], message_id: str, line: int, index: int, base: str, dup: bool) -> _Entry:
+    """``line``, ``index``: the message's ``Origin`` line and record (a document's line is
+    0: the engine finds it from the pointer); ``base``: its pointer there."""
+    origin = Origin(line, index, base or None)
+    converter = _Converter(record, line, index, base)
     kind = record.get("type")
-    entry = _Entry(message_id, "skip", origin, base, index)
+    entry = _Entry(message_id, "skip", origin, base, _checkpoint_index(base))
     if kind == "user":
         entry.kind, entry.parts = converter.user()
         if dup and entry.kind == "user" and any(p.kind is not PartKind.TOOL_RESULT for p in entry.parts):
@@ -278,27 +292,6 @@ def _checkpoint_index(base: str) -> int | None:
     if base.startswith("/$set/messages/"):
         return int(base.rsplit("/", 1)[1])
     return None
-
-
-def _line_at(line: Line, base: str) -> Locate:
-    def at(*tokens: str | int) -> Origin:
-        pointer = _pointer(base, tokens)
-        return Origin(line.number, line.index, pointer or None)
-
-    return at
-
-
-def _document_at(index: int, base: str) -> Locate:
-    def at(*tokens: str | int) -> Origin:
-        return Origin(0, index, _pointer(base, tokens))
-
-    return at
-
-
-def _pointer(base: str, tokens: tuple[str | int, ...]) -> str:
-    """``base`` and each token after a slash: fixed keys and indices, nothing to escape
-    (one join in C: asked for every part of every record read)."""
-    return "/".join((base, *map(str, tokens))) if tokens else base
 
 
 class _Replay:
@@ -345,10 +338,15 @@ class _Replay:
             del self.position[key], self.slots[key], self.carrying[key]
         del self.order[start:]
 
-    def survivors(self, source: Source, lines: Mapping[int, Line] | None = None) -> list[_Survivor]:
+    def survivors(
+        self,
+        source: Source,
+        lines: Mapping[int, Line] | None = None,
+        records: Mapping[int, Any] | None = None,
+    ) -> list[_Survivor]:
         """The surviving message objects in order, each with its id, line and pointer; each
         defining line is parsed once more (``lines``: the survivors' lines, when the file
-        was not split)."""
+        was not split), unless its record was kept (``records``: each line's record)."""
         by_line: dict[int, list[tuple[int, str, str]]] = {}
         for position, key in enumerate(self.order):
             line_index, base = self.slots[key]
@@ -356,7 +354,7 @@ class _Replay:
         found: list[_Survivor | None] = [None] * len(self.order)
         for line_index, wanted in by_line.items():
             line = (source.lines if lines is None else lines)[line_index]
-            record = source.record(line)
+            record = source.record(line) if records is None else records[line_index]
             for position, key, base in wanted:
                 found[position] = (_at_pointer(record, base), key, line, base)
         return [survivor for survivor in found if survivor is not None]
@@ -370,7 +368,7 @@ def _entries(survivors: list[_Survivor]) -> list[_Entry]:
     """The surviving messages, converted.  A checkpoint's timestamps are the rebuild's,
     not the prompt's: no TD403 identity for them."""
     return [
-        _convert(value, key, _line_at(line, base), base, not base.startswith("/$set/"))
+        _convert(value, key, line.number, line.index, base, not base.startswith("/$set/"))
         for value, key, line, base in survivors
     ]
 
@@ -503,24 +501,32 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
         recorded = _recorded_results(live, index + 1)
         parts = [p for call_id, group in entry.results if call_id not in recorded for p in group]
         if parts:
-            origin = replace(entry.origin, pointer=entry.base + "/toolCalls")
-            messages.append(Message(Role.USER, parts, origin, ref=replace(ref, results=True)))
+            origin = Origin(entry.origin.line, entry.origin.record, entry.base + "/toolCalls")
+            results_ref = MessageRef(
+                ref.message_id, ref.record, ref.pointer, ref.checkpoint_index, ref.lines, True
+            )
+            messages.append(Message(Role.USER, parts, origin, ref=results_ref))
     gemini_content.sign_active_loop(messages)
     return messages
 
 
-def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
-    """The screen's turns of these message records in order, read without building them,
-    or None where only the built conversation tells (``gemini_content.screen_turns`` then
-    judges it).  Exactly ``screen_turns`` of what ``_convert`` and ``_messages`` build
-    (``tests/test_fast_path.py`` compares them on every fixture and corpus file), for
-    the records those plain turns come from: prompts of text and media, model messages
-    rebuilt from ``thoughts``, text ``content`` and ``toolCalls`` with string ids, their
-    results, and recorded responses with ids."""
-    # Per live message: (None, None, result ids) for a user message (ids None: a prompt),
-    # (text, call ids, own results per answered call) for a model message.
+def _plain_turns(records: Iterable[tuple[int, Any]]) -> list[Turn] | None:
+    """The screen's turns of these message records in order (each record with its
+    position, where a build may start; an item that is no object is no message), read
+    without building them, or None where only the built conversation tells
+    (``gemini_content.screen_turns`` then judges it).  Exactly ``screen_turns`` of what
+    ``_convert`` and ``_messages`` build (``tests/test_fast_path.py`` compares them on
+    every fixture and corpus file), for the records those plain turns come from: prompts
+    of text and media, model messages rebuilt from ``thoughts``, text ``content`` and
+    ``toolCalls`` with string ids, their results, and recorded responses with ids; but a
+    prompt's turn holds its record's position (the screen's cut), ``screen_turns``' none."""
+    # Per live message: (position, None, result ids) for a user message (ids None: a
+    # prompt, where a build may start), (text, call ids, own results per answered call)
+    # for a model message.
     live: list[tuple[Any, Any, Any]] = []
-    for record in records:
+    for position, record in records:
+        if not isinstance(record, dict):
+            continue
         kind = record.get("type")
         if kind == "user":
             content = record.get("content")
@@ -528,11 +534,11 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
             if texts is not None:  # the usual prompt: text alone
                 text = "".join(texts).strip()
                 if text and not text.startswith(IGNORED_PREFIXES):
-                    live.append((None, None, None))
+                    live.append((position, None, None))
                 continue
             ids = _response_ids(content)
             if ids is not None:  # the usual recorded tool response
-                live.append((None, None, ids))
+                live.append((position, None, ids))
                 continue
             if _ignored_user_text(content):
                 continue
@@ -540,9 +546,9 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
             if not parts:
                 return None
             if all(p[0] is PartKind.TEXT or p[0] is PartKind.MEDIA for p in parts):
-                live.append((None, None, None))
+                live.append((position, None, None))
             elif all(p[0] is PartKind.TOOL_RESULT and p[2] is not None for p in parts):
-                live.append((None, None, [p[2] for p in parts]))
+                live.append((position, None, [p[2] for p in parts]))
             else:
                 return None
         elif kind == "gemini":
@@ -552,18 +558,18 @@ def _plain_turns(records: Iterable[dict[str, Any]]) -> list[Turn] | None:
             live.append(model)
     turns: list[Turn] = []
     user = prompt = False  # the last message was a user message, a prompt
-    for index, (text, calls, results) in enumerate(live):
-        if calls is None:  # a user message
+    for index, (first, calls, results) in enumerate(live):
+        if calls is None:  # a user message (``first``: its position)
             if user and (prompt or results is None):
                 return None  # TD104, TD403: the built conversation tells
             if results is None:
-                turns.append((OTHER, None, ()))
+                turns.append((OTHER, None, (first,)))
             else:
                 for i in results:  # appends, not a generator: one per message
                     turns.append((RESULT, None, (i,)))
             user, prompt = True, results is None
             continue
-        turns.append((ASSISTANT, text, tuple(calls)))
+        turns.append((ASSISTANT, first, tuple(calls)))  # ``first``: its text
         user = prompt = False
         if results:  # the CLI's `_response` turn, less what recorded responses answer
             recorded: set[str] = set()
@@ -614,12 +620,15 @@ def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tu
             return None  # paired by adjacency: the built conversation tells
         calls.append(call_id)
         result = call.get("result")
-        if not _js_truthy(result):
+        if result.__class__ is list:  # the usual result: its parts
+            own = _own_responses(result, call_id)
+        elif not _js_truthy(result):
             continue
-        if isinstance(result, str):
+        elif isinstance(result, str):
             results.append((call_id, [call_id]))
             continue
-        own = _own_responses(result if isinstance(result, list) else [result], call_id)
+        else:
+            own = _own_responses(result if isinstance(result, list) else [result], call_id)
         if own is None:
             return None
         results.append((call_id, own))
@@ -760,30 +769,33 @@ class GeminiCliReader(Reader):
     def read_screened(self, source: Source, screen: Screen | None) -> list[Conversation]:
         """Nothing for a conversation the screen proves clean.  The stream is replayed
         from typed records (``fast``; a line that does not decode is read alone, the
-        reader's way); the surviving messages are screened from their records
-        (``_plain_turns``) and, where those do not tell, from the built conversation
+        reader's way), or, when detection parsed every line (a short stream), from those
+        records as the full read replays them; the surviving messages are screened from
+        their records (``_plain_turns``; a doubted conversation is built from the
+        screen's cut) and, where those do not tell, from the built conversation
         (``gemini_content.screen_turns``): the rules cost more than the build, and the
         build more than the plain turns.  A file with a TD001 error is built whole."""
         if screen is None:
             return self.read(source)
         if source.container is Container.JSONL:
-            replayed = self._typed(source)
+            short = len(source.head()) < _SHORT
+            replayed = self._replayed(source, keep=True) if short else self._typed(source)
             if replayed is not None:
                 replay, survivors = replayed
 
-                def build() -> Conversation:
-                    return self._conversation(_entries(survivors), replay)
+                def build(start: int) -> Conversation:
+                    return self._conversation(_entries(survivors[start:]), replay)
 
                 if source.errors:
-                    return [build()]  # TD001 beside it: read as the full read does
-                turns = _plain_turns(value for value, *_ in survivors)
+                    return [build(0)]  # TD001 beside it: read as the full read does
+                turns = _plain_turns(enumerate(value for value, *_ in survivors))
                 return _screened(screen, turns, build)
         elif not source.errors:
             value = source.value
             messages = value.get("messages") if isinstance(value, dict) else None
             if isinstance(messages, list):
-                turns = _plain_turns(item for item in messages if isinstance(item, dict))
-                return _screened(screen, turns, lambda: self._document(messages))
+                turns = _plain_turns(enumerate(messages))
+                return _screened(screen, turns, lambda start: self._document(messages, start))
         conversations = self.read(source)
         if source.errors:
             return conversations  # TD001 beside them: read as the full read does
@@ -821,34 +833,48 @@ class GeminiCliReader(Reader):
         return replay, replay.survivors(source, lines)
 
     def _stream(self, source: Source) -> Conversation:
+        replay, survivors = self._replayed(source, keep=False)
+        return self._conversation(_entries(survivors), replay)
+
+    def _replayed(self, source: Source, keep: bool) -> tuple[_Replay, list[_Survivor]]:
+        """The stream replayed from its parsed records, and its surviving messages.
+        ``keep``: the records are kept for the survivors (a short stream, whose lines
+        detection parsed: parsing them once more, or decoding them typed, costs more than
+        replaying what is parsed); else each survivor's line is parsed once more (a long
+        stream: every line's record kept would hold the whole file's objects at once)."""
         replay = _Replay()
+        kept: dict[int, Any] | None = {} if keep else None
         for line, record in source.records():
+            if kept is not None:
+                kept[line.index] = record
             _stream_record(replay, record, line)
-        return self._conversation(_entries(replay.survivors(source)), replay)
+        return replay, replay.survivors(source, records=kept)
 
     def _conversation(self, entries: list[_Entry], replay: _Replay) -> Conversation:
         messages = _messages(entries, replay.carrying)
         return Conversation(messages, self.dialect, ref=StreamRef(False, tuple(replay.rewinds)))
 
-    def _document(self, items: list[Any]) -> Conversation:
-        """A legacy document is used as stored: no upserts, the list is the history."""
+    def _document(self, items: list[Any], start: int = 0) -> Conversation:
+        """A legacy document is used as stored: no upserts, the list is the history
+        (from the message at ``start``: a screen's cut)."""
         entries: list[_Entry] = []
-        for index, item in enumerate(items):
+        for index, item in enumerate(items[start:], start):
             if isinstance(item, dict):
                 key = _message_id(item)
                 base = f"/messages/{index}"
-                entries.append(_convert(item, key or "", _document_at(index, base), base, dup=True))
+                entries.append(_convert(item, key or "", 0, index, base, dup=True))
         return Conversation(_messages(entries, {}), self.dialect, ref=StreamRef(legacy=True))
 
 
 def _screened(
-    screen: Screen, turns: list[Turn] | None, build: Callable[[], Conversation]
+    screen: Screen, turns: list[Turn] | None, build: Callable[[int], Conversation]
 ) -> list[Conversation]:
     """The conversation unless the screen proves it clean, from its plain turns when it
-    has them, else from the built conversation."""
+    has them (a doubted one built from the screen's cut: the prompt after which the
+    doubt lies, ``analysis.screen.from_cut``), else from the built conversation."""
     if turns is not None:
-        return [] if screen.clean(turns) else [build()]
-    conversation = build()
+        return [] if screen.clean(turns) else [from_cut(screen, build)]
+    conversation = build(0)
     return [] if screen.clean(gemini_content.screen_turns(conversation)) else [conversation]
 
 
