@@ -493,8 +493,10 @@ def test_gemini_cli_damage_is_found_by_both_paths(path: Path) -> None:
 
 
 def test_gemini_cli_streams_are_replayed_from_typed_records(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A stream whose every line decodes is replayed without a parsed dict per line (the
-    line parser is made to fail), and its findings are the full read's."""
+    """A stream whose every line decodes is replayed without the full read (made to fail):
+    from its typed records, or from the records detection parsed when it is shorter than
+    the head (every stream here; tests/test_gemini_fast.py forces the typed replay on
+    each), and its findings are the full read's."""
     from transcript_doctor.readers.gemini_cli.reader import GeminiCliReader
 
     def refuse(self: object, source: object) -> object:
