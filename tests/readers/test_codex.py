@@ -608,3 +608,16 @@ def test_the_proof_reads_a_replacement_history_as_its_lines() -> None:
         fast._CONTEXT,
         fast._TURN,
     ]
+
+
+def test_only_an_opener_start_lowers_to_an_opener_start() -> None:
+    """``fast._opens_context`` tells a prompt by its first character before lowering it:
+    no other character of Unicode lowers to text that starts as an opener does."""
+    from transcript_doctor.readers.codex import fast
+
+    assert sorted(fast._OPENER_STARTS) == ["#", "<"]
+    starts = tuple(fast._OPENER_STARTS)
+    lowered = [c for c in map(chr, range(0x110000)) if c not in starts and c.lower().startswith(starts)]
+    assert lowered == []
+    assert fast._opens_context([fast._Block("input_text", "  <ENVIRONMENT_CONTEXT>")])
+    assert not fast._opens_context([fast._Block("input_text", "<div>"), fast._Block("input_text", "")])

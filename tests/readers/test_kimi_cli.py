@@ -465,3 +465,31 @@ def test_other_chat_layouts_are_not_judged_on_their_arguments() -> None:
     data = json.dumps(chat).encode()
     assert detected_bytes("chat.json", data) == "openai-chat"
     assert [f.finding.rule.code for f in lint_bytes("chat.json", data).findings] == []
+
+
+@pytest.mark.parametrize(
+    ("record", "why"),
+    [
+        ({"role": "user"}, "it has no content"),
+        ({"role": "user", "content": "hi"}, None),
+        ({"role": "user", "content": None}, None),
+        ({"role": "user", "content": 3}, "its content is neither a string nor a list of parts"),
+        ({"role": "user", "content": [{"type": "text", "text": "a"}]}, None),
+        ({"role": "user", "content": [{"type": "text"}]}, "a text part has no text"),
+        ({"role": "user", "content": ["a"]}, "a content part has no type"),
+        ({"role": "assistant", "content": "", "tool_calls": {}}, "its tool_calls is not a list"),
+        (
+            {"role": "assistant", "content": 3, "tool_calls": {}},
+            "its content is neither a string nor a list of parts",
+        ),
+        ({"role": "assistant", "content": "", "tool_calls": [{"id": 1}]}, "a tool call has no string id"),
+        ({"role": "tool", "content": "", "tool_call_id": 5, "name": 5}, "its tool_call_id is not a string"),
+        ({"role": "tool", "content": "", "tool_call_id": "c", "name": 5}, "its name is not a string"),
+        ({"role": "tool", "content": "", "tool_call_id": None, "name": "n"}, None),
+    ],
+)
+def test_why_kosong_cannot_load_a_message(record: dict[str, object], why: str | None) -> None:
+    """``records.unloadable`` names the first field kosong rejects, in the order it checks."""
+    from transcript_doctor.readers.kimi_cli import records
+
+    assert records.unloadable(record) == why

@@ -92,6 +92,7 @@ _DECODER = msgspec.json.Decoder(_Line)
 # Code): ``first_line`` settles detection only when no head record holds one.
 PROBED = frozenset({"uuid", "leafUuid", "snapshot", "operation", "projectHash", "$set", "$rewindTo"})
 _CONTENT = msgspec.json.Decoder(str | list[_Block] | None)
+_OPENER_STARTS = frozenset(opener[0] for opener in CONTEXT_OPENERS)  # "#" and "<"
 _HISTORY = msgspec.json.Decoder(list[_Item])
 _CALLS = frozenset({"function_call", "custom_tool_call"})
 # Items ``History.add`` leaves out (undo snapshots and unknown newer kinds are no messages);
@@ -350,6 +351,10 @@ def _opens_context(content: str | list[_Block] | None) -> bool:
         return False
     for block in content:
         text = block.text
-        if isinstance(text, str) and text.lstrip()[:40].lower().startswith(CONTEXT_OPENERS):
-            return True
+        if isinstance(text, str):
+            text = text.lstrip()
+            # Every opener starts with a character no other lowers to (``_OPENER_STARTS``):
+            # a prompt is told without lowering it.
+            if text[:1] in _OPENER_STARTS and text[:40].lower().startswith(CONTEXT_OPENERS):
+                return True
     return False

@@ -206,13 +206,21 @@ def _assistant_turn(record: dict[str, Any]) -> Turn | None:
     (think or media parts: the full path reads them)."""
     content = record["content"]
     if isinstance(content, list):
-        if not all(part["type"] == "text" for part in content):
-            return None
-        content = "".join(part["text"] for part in content) if content else None
-    calls = record.get("tool_calls") or ()
-    if any(malformed(call["function"].get("arguments")) for call in calls):
-        return None  # TD405: the full path reads the arguments (the screen excludes them)
-    return ASSISTANT, content, tuple(call["id"] for call in calls)
+        texts = []
+        for part in content:
+            if part["type"] != "text":
+                return None
+            texts.append(part["text"])
+        content = "".join(texts) if texts else None
+    calls = record.get("tool_calls")
+    if not calls:
+        return ASSISTANT, content, ()
+    ids = []  # loops, not generators: one is made per turn otherwise
+    for call in calls:
+        if malformed(call["function"].get("arguments")):
+            return None  # TD405: the full path reads the arguments (the screen excludes them)
+        ids.append(call["id"])
+    return ASSISTANT, content, tuple(ids)
 
 
 def _wire_log(head: list[Any]) -> bool:

@@ -61,20 +61,24 @@ def mostly_known(head: list[dict[str, Any]]) -> bool:
     return 2 * known >= len(head)
 
 
+_ABSENT = object()  # ``unloadable``: a record without content
+
+
 def unloadable(record: dict[str, Any]) -> str | None:
     """Why kosong's ``Message.model_validate`` (1.51.0) rejects a message record, so that
     ``Context.restore`` skips it, or None.  Only type errors of fields kosong declares are
     named here; keys it does not declare are ignored by pydantic, as here."""
-    if "content" not in record:
-        return "it has no content"  # 1.51.0 raises TypeError here (not only skips): restore fails
-    content = record["content"]
-    if content is not None and not isinstance(content, (str, list)):
-        return "its content is neither a string nor a list of parts"
-    if isinstance(content, list):
-        for part in content:
-            why = _part_problem(part)
-            if why:
-                return why
+    content = record.get("content", _ABSENT)
+    if content.__class__ is not str:  # a string, the common case, needs no look inside
+        if content is _ABSENT:
+            return "it has no content"  # 1.51.0 raises TypeError here (not only skips): restore fails
+        if isinstance(content, list):
+            for part in content:
+                why = _part_problem(part)
+                if why:
+                    return why
+        elif content is not None and not isinstance(content, str):
+            return "its content is neither a string nor a list of parts"
     calls = record.get("tool_calls")
     if calls is not None:
         if not isinstance(calls, list):
@@ -83,9 +87,11 @@ def unloadable(record: dict[str, Any]) -> str | None:
             why = _call_problem(call)
             if why:
                 return why
-    for key in ("tool_call_id", "name"):
-        if record.get(key) is not None and not isinstance(record[key], str):
-            return f"its {key} is not a string"
+    call_id, name = record.get("tool_call_id"), record.get("name")
+    if call_id is not None and not isinstance(call_id, str):
+        return "its tool_call_id is not a string"
+    if name is not None and not isinstance(name, str):
+        return "its name is not a string"
     return None
 
 
