@@ -333,3 +333,12 @@ def test_valid_utf8_is_what_decoding_the_whole_text_says(data: bytes, ascii_firs
     else:
         whole = True
     assert valid_utf8(data, ascii_first) is whole
+
+
+def test_line_numbers_counted_back_and_forth_are_the_ones_from_the_start() -> None:
+    """A lookup counts from the one before it, backwards when it lies earlier: every
+    order of lookups gives each element the line counted from the start."""
+    data = b'{\n  "messages": [\n' + b",\n".join(b'    {"n": %d}' % i for i in range(12)) + b"\n  ]\n}"
+    order = [7, 2, 2, 11, 0, 9, 5, 5, 1, 10, 3]
+    source = sniff("x.json", data)
+    assert [source.line_at(f"/messages/{i}") for i in order] == [i + 3 for i in order]

@@ -297,6 +297,7 @@ class Source:
     _locator: Locator | None = None
     _lines_index: LineIndex | None = None
     _lookups = 0
+    _counted = (0, 1)  # the last offset whose line was counted, and that line
 
     def __init__(self, path: str, data: bytes, container: Container) -> None:
         self.path = path
@@ -503,11 +504,22 @@ class Source:
         if self._lines_index is None:
             self._lookups += 1
             if self._lookups <= FEW_LOOKUPS:  # a few findings: counting beats indexing every line
-                return _line_of(self.data, offset)
+                return self._count_to(offset)
             from transcript_doctor.jsonspan import LineIndex
 
             self._lines_index = LineIndex(self.data)
         return self._lines_index.line_of(offset)
+
+    def _count_to(self, offset: int) -> int:
+        """The line of ``offset``, counted from the last offset asked (forwards or back)
+        rather than from the start: a file's findings are looked up near one another."""
+        last, line = self._counted
+        if offset >= last:
+            line += self.data.count(b"\n", last, offset)
+        else:
+            line -= self.data.count(b"\n", offset, last)
+        self._counted = (offset, line)
+        return line
 
     @property
     def value(self) -> Any:

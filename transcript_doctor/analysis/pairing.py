@@ -123,8 +123,11 @@ def analyse(conversation: Conversation) -> Pairing:
                     answered.setdefault(key, part)
                     # Record order judges pairs the ids made; a pair guessed by position has
                     # no order of its own to judge (the guess already follows the merged turns).
+                    # (nothing lies between a call and a result in the next message: no scan)
                     if group != call.group + 1 or (
-                        part.paired_by != "adjacency" and _spoken_between(messages, call.index, index)
+                        index > call.index + 1
+                        and part.paired_by != "adjacency"
+                        and _spoken_between(messages, call.index, index)
                     ):
                         result.displaced.append(Placed(message, part, call))
                 elif key in answered:
