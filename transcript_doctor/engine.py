@@ -11,10 +11,10 @@ from transcript_doctor import checks, guard, plain, prescreen, readers
 from transcript_doctor.analysis import holds
 from transcript_doctor.analysis.screen import Screen
 from transcript_doctor.catalog import Catalog
-from transcript_doctor.checks import Check, Selection, unknown_layout
+from transcript_doctor.checks import Selection, unknown_layout
 from transcript_doctor.checks.context import Context
 from transcript_doctor.config import Config
-from transcript_doctor.model import Applicability, Finding, Origin, Rule
+from transcript_doctor.model import Applicability, Finding, Origin
 from transcript_doctor.plain import Mutable, Value
 from transcript_doctor.readers.base import Detection, Reader, Repair, preview
 from transcript_doctor.source import NOT_OBJECT, Container, NotJson, Source, sniff
@@ -261,24 +261,6 @@ def _screenable(selection: Selection) -> bool:
     return answer
 
 
-# The last selection asked, with its answers by held bits (one tuple, replaced whole: a
-# fleet's worker may lint files in threads).
-_CHOSEN: list[tuple[Selection, dict[int, tuple[tuple[Rule, Check], ...]]]] = []
-
-
-def _applicable(selection: Selection, held: int) -> tuple[tuple[Rule, Check], ...]:
-    """``checks.applicable``, told the selection by identity (its cache hashes the
-    selection in Python, once per damaged file)."""
-    last = _CHOSEN[0] if _CHOSEN else None
-    if last is None or last[0] is not selection:
-        last = (selection, {})
-        _CHOSEN[:] = [last]
-    chosen = last[1].get(held)
-    if chosen is None:
-        chosen = last[1][held] = checks.applicable(selection, held)
-    return chosen
-
-
 class _NoGc:
     """Readers build many small objects and no cycles: the collector only costs time
     (it halves reading speed on large files) and frees nothing.  Once back, its first
@@ -306,7 +288,7 @@ def run(transcript: Transcript, options: Options) -> list[Located]:
     found: list[Located] = []
     conversations = transcript.conversations
     chosen = (
-        _applicable(options.selection, holds.held(conversations))
+        checks.applicable(options.selection, holds.held(conversations))
         if conversations
         else checks.selected(options.selection, False)
     )

@@ -82,23 +82,21 @@ def _part(item: Any, origin: Origin) -> Part | None:
     signature = signature if isinstance(signature, str) else None
     call = item.get("functionCall")
     if isinstance(call, dict):
-        call_id, name = call.get("id"), call.get("name")  # (``_string`` inlined: every part)
         return Part(
             PartKind.TOOL_CALL,
             origin,
-            call_id=call_id if isinstance(call_id, str) else None,
-            name=name if isinstance(name, str) else None,
+            call_id=_string(call.get("id")),
+            name=_string(call.get("name")),
             signature=signature,
         )
     response = item.get("functionResponse")
     if isinstance(response, dict):
         body = response.get("response")
-        call_id, name = response.get("id"), response.get("name")
         return Part(
             PartKind.TOOL_RESULT,
             origin,
-            call_id=call_id if isinstance(call_id, str) else None,
-            name=name if isinstance(name, str) else None,
+            call_id=_string(response.get("id")),
+            name=_string(response.get("name")),
             is_error=isinstance(body, dict) and "error" in body,
         )
     text = item.get("text")

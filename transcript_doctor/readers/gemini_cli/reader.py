@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from transcript_doctor.analysis.screen import ASSISTANT, OTHER, RESULT, Turn, from_cut
 from transcript_doctor.model import Conversation, Dialect, Message, Origin, Part, PartKind, Role
-from transcript_doctor.plain import Plain
+from transcript_doctor.plain import Plain, replace
 from transcript_doctor.readers import gemini_content
 from transcript_doctor.readers.base import DEFINITIVE, Detection, Reader
 from transcript_doctor.readers.gemini_cli.refs import MessageRef, StreamRef
@@ -501,11 +501,8 @@ def _messages(entries: list[_Entry], carrying: dict[str, list[int]]) -> list[Mes
         recorded = _recorded_results(live, index + 1)
         parts = [p for call_id, group in entry.results if call_id not in recorded for p in group]
         if parts:
-            origin = Origin(entry.origin.line, entry.origin.record, entry.base + "/toolCalls")
-            results_ref = MessageRef(
-                ref.message_id, ref.record, ref.pointer, ref.checkpoint_index, ref.lines, True
-            )
-            messages.append(Message(Role.USER, parts, origin, ref=results_ref))
+            origin = replace(entry.origin, pointer=entry.base + "/toolCalls")
+            messages.append(Message(Role.USER, parts, origin, ref=replace(ref, results=True)))
     gemini_content.sign_active_loop(messages)
     return messages
 
@@ -620,7 +617,7 @@ def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tu
             return None  # paired by adjacency: the built conversation tells
         calls.append(call_id)
         result = call.get("result")
-        if result.__class__ is list:  # the usual result: its parts
+        if isinstance(result, list):  # the usual result: its parts (a list is JS-truthy)
             own = _own_responses(result, call_id)
         elif not _js_truthy(result):
             continue
@@ -628,7 +625,7 @@ def _plain_model(record: dict[str, Any]) -> tuple[str | None, list[str], list[tu
             results.append((call_id, [call_id]))
             continue
         else:
-            own = _own_responses(result if isinstance(result, list) else [result], call_id)
+            own = _own_responses([result], call_id)
         if own is None:
             return None
         results.append((call_id, own))
