@@ -25,12 +25,12 @@ from transcript_doctor.analysis.screen import Screen, Turn
 from transcript_doctor.readers.listing import Proof
 
 
-class _Message(msgspec.Struct):
+class _Message(msgspec.Struct, gc=False):
     role: Any = None
     content: str | list[dict[str, Any]] | None = None
 
 
-class _Line(msgspec.Struct):
+class _Line(msgspec.Struct, gc=False):
     messages: list[_Message] | None = None
 
 

@@ -63,7 +63,7 @@ from transcript_doctor.source import HEAD_RECORDS, Source
 _Foreign = Annotated[int, msgspec.Meta(ge=1, le=0)]
 
 
-class _Block(msgspec.Struct):
+class _Block(msgspec.Struct, gc=False):
     type: str = ""
     id: str | None = None  # tool_use
     tool_use_id: str | None = None  # tool_result
@@ -71,7 +71,7 @@ class _Block(msgspec.Struct):
     signature: str | None = None  # thinking
 
 
-class _Message(msgspec.Struct):
+class _Message(msgspec.Struct, gc=False):
     id: str | None = None
     content: str | list[_Block] | None = None
     # Read only by detection (``candidates``): Qwen Code's look-alike envelope.
@@ -79,7 +79,7 @@ class _Message(msgspec.Struct):
     parts: _Foreign | UnsetType = UNSET
 
 
-class _Record(msgspec.Struct):
+class _Record(msgspec.Struct, gc=False):
     type: str | None = None
     uuid: str | None = None
     parentUuid: str | None = None
@@ -102,7 +102,7 @@ class _Record(msgspec.Struct):
 _DECODER = msgspec.json.Decoder(_Record)
 
 
-class _Metadata(msgspec.Struct):
+class _Metadata(msgspec.Struct, gc=False):
     """A line of a file of metadata lines alone (summaries, snapshots), decoded once for
     both detection (``metadata_lines``) and the proof (``prove_source``).  It holds
     ``_Record``'s fields with their types (a line that decodes here decodes there), and

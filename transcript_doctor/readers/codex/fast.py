@@ -47,7 +47,7 @@ _NULL = msgspec.Raw(b"null")
 _FITS = "codex: no number beyond a double"
 
 
-class _Payload(msgspec.Struct):
+class _Payload(msgspec.Struct, gc=False):
     """A ResponseItem, a compaction or a UI event: only the fields the reader reads."""
 
     type: str | None = None
@@ -57,7 +57,7 @@ class _Payload(msgspec.Struct):
     replacement_history: msgspec.Raw = _NULL  # decoded only for the last compaction
 
 
-class _Line(msgspec.Struct):
+class _Line(msgspec.Struct, gc=False):
     type: str | None = None
     payload: _Payload | None = None
     # Read only by detection (``first_line``): whether a line holds a key the registry
@@ -71,12 +71,12 @@ class _Line(msgspec.Struct):
     rewindTo: Raw | UnsetType = msgspec.field(default=UNSET, name="$rewindTo")
 
 
-class _Block(msgspec.Struct):
+class _Block(msgspec.Struct, gc=False):
     type: str | None = None
     text: Any = None
 
 
-class _Item(msgspec.Struct):
+class _Item(msgspec.Struct, gc=False):
     """An item of a replacement history: its content decoded with the list, in one call
     (no rule compares the bytes of a prompt replayed from a compaction, and a content
     decoded item by item cost a third of the proof of a compacted rollout)."""

@@ -34,14 +34,14 @@ from transcript_doctor.readers.typed_lines import decode_once, decoded, take
 from transcript_doctor.source import Line, Source
 
 
-class _Request(msgspec.Struct):
+class _Request(msgspec.Struct, gc=False):
     toolCallId: Any = None
 
 
 _NULL = msgspec.Raw(b"null")
 
 
-class _Data(msgspec.Struct):
+class _Data(msgspec.Struct, gc=False):
     """The ``data`` fields the replay reads.  ``content`` is kept as raw bytes: a reply's
     is decoded (``_typed``), a prompt's or a tool's is never read (building every event's
     text cost a fifth of the decoding)."""
@@ -52,7 +52,7 @@ class _Data(msgspec.Struct):
     delivery: Any = None  # user.message
 
 
-class _Event(msgspec.Struct, forbid_unknown_fields=True):
+class _Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """``envelope.is_event``: exactly the envelope's keys, the required ones present."""
 
     type: str

@@ -37,13 +37,13 @@ ABSENT = msgspec.Raw(b"")  # a raw field the line does not hold
 UNSET = msgspec.UNSET
 
 
-class Set(msgspec.Struct):
+class Set(msgspec.Struct, gc=False):
     """An object ``$set``: only its ``messages`` are read (most hold ``lastUpdated`` alone)."""
 
     messages: msgspec.Raw = ABSENT
 
 
-class _Record(msgspec.Struct):
+class _Record(msgspec.Struct, gc=False):
     """What ``reader._stream_record`` asks of a record, in its order; any type, as it asks,
     but an object or null ``$set`` (another type does not decode: the full read)."""
 
@@ -55,7 +55,7 @@ class _Record(msgspec.Struct):
     messages: msgspec.Raw = ABSENT  # a whole legacy record on one line
 
 
-class _Item(msgspec.Struct):
+class _Item(msgspec.Struct, gc=False):
     id: Any = None
 
 

@@ -34,11 +34,11 @@ from transcript_doctor.readers.typed_lines import decoded
 from transcript_doctor.source import BOM, HEAD_RECORDS, Source, valid_utf8
 
 
-class _Call(msgspec.Struct):
+class _Call(msgspec.Struct, gc=False):
     id: str | None = None
 
 
-class _Line(msgspec.Struct, forbid_unknown_fields=True):
+class _Line(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """A line of ``reader.PLAIN_KEYS`` only; what the screen does not read is kept raw."""
 
     role: str | None = None

@@ -25,7 +25,7 @@ from transcript_doctor.analysis.screen import Screen, Turn
 from transcript_doctor.readers.listing import Proof
 
 
-class _Message(msgspec.Struct, forbid_unknown_fields=True):
+class _Message(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """A message of ``reader.PLAIN_KEYS`` only (a test holds them equal); a missing key
     reads as None, as ``dict.get`` does."""
 
@@ -37,7 +37,7 @@ class _Message(msgspec.Struct, forbid_unknown_fields=True):
     tool_call_id: Any = None
 
 
-class _Line(msgspec.Struct):
+class _Line(msgspec.Struct, gc=False):
     messages: list[_Message] | None = None
 
 

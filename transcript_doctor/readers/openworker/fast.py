@@ -40,25 +40,25 @@ from transcript_doctor.readers.typed_lines import decode_once, decoded, take
 from transcript_doctor.source import HEAD_RECORDS, Source
 
 
-class _Text(msgspec.Struct):
+class _Text(msgspec.Struct, gc=False):
     type: str | None = None
     text: str | None = None
 
 
-class _Call(msgspec.Struct):
+class _Call(msgspec.Struct, gc=False):
     id: str | None = None
 
 
-class _Block(msgspec.Struct):
+class _Block(msgspec.Struct, gc=False):
     type: str | None = None
     signature: str | None = None
 
 
-class _Sidecar(msgspec.Struct):
+class _Sidecar(msgspec.Struct, gc=False):
     blocks: list[_Block] | None = None
 
 
-class _Line(msgspec.Struct):
+class _Line(msgspec.Struct, gc=False):
     role: str | None = None
     kind: str | None = None  # notice
     tool_call_id: str | None = None

@@ -40,7 +40,7 @@ _UNSET = msgspec.UNSET
 _NULL = msgspec.Raw(b"null")  # an absent ``content`` reads as null (the reader: no parts)
 
 
-class _Block(msgspec.Struct):
+class _Block(msgspec.Struct, gc=False):
     type: str | None = None
     text: str | None = None  # text
     thinking: str | None = None  # thinking
@@ -48,7 +48,7 @@ class _Block(msgspec.Struct):
     id: str | None = None  # toolCall
 
 
-class _Message(msgspec.Struct):
+class _Message(msgspec.Struct, gc=False):
     role: str | None = None
     content: msgspec.Raw = _NULL  # decoded only on the replayed path
     stopReason: str | None = None
@@ -56,7 +56,7 @@ class _Message(msgspec.Struct):
     excludeFromContext: bool | None = None  # bashExecution
 
 
-class _Record(msgspec.Struct):
+class _Record(msgspec.Struct, gc=False):
     type: str | None = None
     id: str | None = None
     parentId: str | msgspec.UnsetType | None = _UNSET  # a header has no parentId key

@@ -38,13 +38,13 @@ _NULL = msgspec.Raw(b"null")  # absent ``parts``: no parts (``reader._parts``)
 _PROMPT_KINDS = (PartKind.TEXT, PartKind.MEDIA)
 
 
-class _Message(msgspec.Struct):
+class _Message(msgspec.Struct, gc=False):
     role: Any = None
     parts: msgspec.Raw = _NULL
     content: Raw | UnsetType = UNSET  # read only by detection (Claude Code's message)
 
 
-class _Record(msgspec.Struct):
+class _Record(msgspec.Struct, gc=False):
     """What ``reader._entry`` asks of a record (any type, as it asks), and what detection
     asks of it (``head``; UNSET: the key is absent)."""
 
