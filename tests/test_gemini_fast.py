@@ -132,7 +132,7 @@ def test_a_doubted_conversation_is_built_from_the_screens_cut() -> None:
             (m.role, m.origin, m.ref) for m in whole[-len(cut) :]
         ]
         assert cut[0].is_prompt
-        fast, slow = (engine.lint_bytes(name, data, _options(screen)) for screen in (True, False))
-        assert fast.findings and [record(fast, f) for f in fast.findings] == [
+        quick, slow = (engine.lint_bytes(name, data, _options(screen)) for screen in (True, False))
+        assert quick.findings and [record(quick, f) for f in quick.findings] == [
             record(slow, f) for f in slow.findings
         ]
